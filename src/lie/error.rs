@@ -1,0 +1,39 @@
+//! Typed errors for invalid rotation input.
+
+use thiserror::Error;
+
+/// What was wrong with a value passed to a checked constructor of a rotation.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum LieError {
+    /// An entry was NaN or ±∞.
+    #[error("{what} has a non-finite entry (NaN or infinity) at index {index}")]
+    NonFinite {
+        /// Which input (e.g. "rotation matrix", "quaternion", "rotation vector").
+        what: &'static str,
+        /// Flat index of the first bad entry (column-major for matrices; i, j, k, w for
+        /// quaternions).
+        index: usize,
+    },
+    /// A matrix passed as a rotation is not orthogonal within tolerance.
+    #[error(
+        "matrix is not a rotation: ‖RᵀR − I‖_F = {deviation:e} exceeds the tolerance {tolerance:e}"
+    )]
+    NotOrthogonal {
+        /// ‖RᵀR − I‖ (Frobenius).
+        deviation: f64,
+        /// The precision's [`crate::lie::Real::orthogonality_tolerance`].
+        tolerance: f64,
+    },
+    /// An orthogonal matrix with determinant −1 (a reflection).
+    #[error("matrix is a reflection, not a rotation: det = {determinant}")]
+    Reflection {
+        /// The determinant found.
+        determinant: f64,
+    },
+    /// A quaternion of (near) zero norm cannot be normalised to a rotation.
+    #[error("quaternion has norm {norm:e}, too small to normalise to a rotation")]
+    ZeroQuaternion {
+        /// The norm found.
+        norm: f64,
+    },
+}

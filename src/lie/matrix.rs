@@ -1,0 +1,155 @@
+//! [`SO3Matrix`]: a rotation stored as a 3×3 orthonormal matrix.
+
+use super::error::LieError;
+use super::group::{check_finite, LieGroup};
+use super::real::{c, Real};
+use super::so3;
+use nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
+
+/// A rotation in SO(3) stored as a 3×3 rotation matrix (paper Section 3.1).
+///
+/// Construct it with [`LieGroup::exp`], [`LieGroup::identity`], or the checked
+/// [`LieGroup::from_matrix`]; the matrix is private so it stays a rotation.
+///
+/// ```
+/// use lie_xpbd::lie::{LieGroup, SO3Matrix};
+/// use nalgebra::Vector3;
+/// let r = SO3Matrix::<f64>::exp(&Vector3::new(0.0, 0.0, std::f64::consts::FRAC_PI_2));
+/// let x = r.act(&Vector3::x());
+/// approx::assert_relative_eq!(x, Vector3::y(), epsilon = 1e-15);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SO3Matrix<T: Real> {
+    m: Matrix3<T>,
+}
+
+impl<T: Real> SO3Matrix<T> {
+    /// The 3×3 matrix (body → world).
+    #[inline]
+    pub fn matrix(&self) -> &Matrix3<T> {
+        &self.m
+    }
+
+    /// Wraps a matrix without checking it is a rotation. The caller guarantees
+    /// orthonormality to round-off and det = +1; otherwise every result is meaningless.
+    #[inline]
+    pub fn from_matrix_unchecked(m: Matrix3<T>) -> Self {
+        Self { m }
+    }
+}
+
+/// Validates a 3×3 matrix as a rotation (shared by both representations).
+pub(crate) fn validate_rotation_matrix<T: Real>(m: &Matrix3<T>) -> Result<(), LieError> {
+    check_finite("rotation matrix", m.iter())?;
+    let dev = (m.transpose() * m - Matrix3::identity()).norm();
+    if dev > T::orthogonality_tolerance() {
+        return Err(LieError::NotOrthogonal {
+            deviation: dev.to_f64(),
+            tolerance: T::orthogonality_tolerance().to_f64(),
+        });
+    }
+    let det = m.determinant();
+    if det < T::zero() {
+        return Err(LieError::Reflection {
+            determinant: det.to_f64(),
+        });
+    }
+    Ok(())
+}
+
+/// Validates and normalises a quaternion (shared by both representations).
+pub(crate) fn validate_quaternion<T: Real>(
+    q: &Quaternion<T>,
+) -> Result<UnitQuaternion<T>, LieError> {
+    check_finite("quaternion", q.coords.iter())?;
+    let n = q.norm();
+    if n < T::default_epsilon().sqrt() {
+        return Err(LieError::ZeroQuaternion { norm: n.to_f64() });
+    }
+    Ok(UnitQuaternion::new_unchecked(q / n))
+}
+
+impl<T: Real> LieGroup<T> for SO3Matrix<T> {
+    const NAME: &'static str = "matrix";
+
+    #[inline]
+    fn identity() -> Self {
+        Self {
+            m: Matrix3::identity(),
+        }
+    }
+
+    #[inline]
+    fn exp(theta: &Vector3<T>) -> Self {
+        Self {
+            m: so3::exp_matrix(theta),
+        }
+    }
+
+    #[inline]
+    fn log(&self) -> Vector3<T> {
+        so3::log_matrix(&self.m)
+    }
+
+    #[inline]
+    fn compose(&self, other: &Self) -> Self {
+        Self {
+            m: self.m * other.m,
+        }
+    }
+
+    #[inline]
+    fn inverse(&self) -> Self {
+        Self {
+            m: self.m.transpose(),
+        }
+    }
+
+    #[inline]
+    fn act(&self, v: &Vector3<T>) -> Vector3<T> {
+        self.m * v
+    }
+
+    #[inline]
+    fn act_inv(&self, v: &Vector3<T>) -> Vector3<T> {
+        self.m.tr_mul(v)
+    }
+
+    #[inline]
+    fn to_matrix(&self) -> Matrix3<T> {
+        self.m
+    }
+
+    fn to_quaternion(&self) -> Quaternion<T> {
+        UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(self.m))
+            .into_inner()
+    }
+
+    fn from_matrix(m: &Matrix3<T>) -> Result<Self, LieError> {
+        validate_rotation_matrix(m)?;
+        Ok(Self { m: *m }.renormalize())
+    }
+
+    fn from_quaternion(q: &Quaternion<T>) -> Result<Self, LieError> {
+        let u = validate_quaternion(q)?;
+        Ok(Self {
+            m: u.to_rotation_matrix().into_inner(),
+        })
+    }
+
+    /// One Newton step of the polar decomposition, `R ← R(3I − RᵀR)/2`, which is
+    /// quadratically convergent: a drift of δ from orthogonality becomes O(δ²).
+    #[inline]
+    fn renormalize(&self) -> Self {
+        let e = self.m.tr_mul(&self.m);
+        let three = Matrix3::identity() * c::<T>(3.0);
+        Self {
+            m: self.m * (three - e) * c::<T>(0.5),
+        }
+    }
+
+    #[inline]
+    fn boxminus(&self, other: &Self) -> Vector3<T> {
+        so3::log_matrix(&other.m.tr_mul(&self.m))
+    }
+}

@@ -1,0 +1,93 @@
+//! [`LieGroup`] for nalgebra's [`UnitQuaternion`] (paper Section 3.5).
+//!
+//! Exp (31) with the hat map θ ↦ θ/2 (32): `Exp(θ) = cos(|θ|/2) + (θ/|θ|)·sin(|θ|/2)`.
+//! Log picks the short way: q and −q are the same rotation, so the quaternion is
+//! first flipped to w ≥ 0 and `Log(q) = 2·atan2(|v|, w)·v/|v|`, giving |θ| ≤ π and
+//! `q ⊟ (−q) = 0`. nalgebra's own `scaled_axis` returns 0 for |v| ≤ 1e-7 in f32 and is
+//! not used.
+
+use super::error::LieError;
+use super::group::LieGroup;
+use super::matrix::{validate_quaternion, validate_rotation_matrix};
+use super::real::{c, Real};
+use super::so3;
+use nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
+
+impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
+    const NAME: &'static str = "quaternion";
+
+    #[inline]
+    fn identity() -> Self {
+        UnitQuaternion::identity()
+    }
+
+    #[inline]
+    fn exp(theta: &Vector3<T>) -> Self {
+        let half = theta.norm() * c::<T>(0.5);
+        let s = so3::sinc(half) * c::<T>(0.5);
+        UnitQuaternion::new_unchecked(Quaternion::new(
+            half.cos(),
+            theta.x * s,
+            theta.y * s,
+            theta.z * s,
+        ))
+    }
+
+    #[inline]
+    fn log(&self) -> Vector3<T> {
+        let q = self.as_ref();
+        let (w, v) = if q.w < T::zero() {
+            (-q.w, -q.imag())
+        } else {
+            (q.w, q.imag())
+        };
+        let n = v.norm();
+        if n == T::zero() {
+            return Vector3::zeros();
+        }
+        v * (c::<T>(2.0) * n.atan2(w) / n)
+    }
+
+    #[inline]
+    fn compose(&self, other: &Self) -> Self {
+        self * other
+    }
+
+    #[inline]
+    fn inverse(&self) -> Self {
+        UnitQuaternion::inverse(self)
+    }
+
+    #[inline]
+    fn act(&self, v: &Vector3<T>) -> Vector3<T> {
+        self.transform_vector(v)
+    }
+
+    #[inline]
+    fn act_inv(&self, v: &Vector3<T>) -> Vector3<T> {
+        self.inverse_transform_vector(v)
+    }
+
+    #[inline]
+    fn to_matrix(&self) -> Matrix3<T> {
+        self.to_rotation_matrix().into_inner()
+    }
+
+    fn to_quaternion(&self) -> Quaternion<T> {
+        self.into_inner()
+    }
+
+    fn from_matrix(m: &Matrix3<T>) -> Result<Self, LieError> {
+        validate_rotation_matrix(m)?;
+        Ok(UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*m)))
+    }
+
+    fn from_quaternion(q: &Quaternion<T>) -> Result<Self, LieError> {
+        validate_quaternion(q)
+    }
+
+    #[inline]
+    fn renormalize(&self) -> Self {
+        UnitQuaternion::new_normalize(self.into_inner())
+    }
+}

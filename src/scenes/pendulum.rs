@@ -1,0 +1,165 @@
+//! The triple pendulum of Section 9.1 (Figure 12, left; Table 1).
+//!
+//! Three boxes 0.1 × 1.0 × 0.1 m (long axis = body y), density 1000 kg/m³ (10 kg
+//! each), hinged end to end by revolute joints (72) at body points (0, ±0.5, 0) about
+//! the z axis; the top box is hinged at its upper end to a fixed point at the world
+//! origin (a one-sided joint). Released from rest with the chain straight at 80° from
+//! the downward vertical, under gravity 9.81 m/s² along −y. Defaults: Δt = 1e-3 s, one
+//! substep, one iteration, block solves.
+
+use super::ScenarioError;
+use crate::joint::{JointFrame, Revolute};
+use crate::lie::real::c;
+use crate::lie::{LieGroup, Real};
+use crate::xpbd::{Body, BodyId, SolveMode, SolverOptions, World};
+use nalgebra::Vector3;
+
+/// Number of bodies (0 = top).
+pub const BODY_COUNT: usize = 3;
+/// Box dimensions (x, y, z), m. The long axis is body y.
+pub const BOX_SIZE: [f64; 3] = [0.1, 1.0, 0.1];
+/// Density, kg/m³.
+pub const DENSITY: f64 = 1000.0;
+/// Gravitational acceleration, m/s² (along −y).
+pub const GRAVITY: f64 = 9.81;
+
+/// Settings of a pendulum run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PendulumConfig {
+    /// Simulated duration, s (> 0, finite).
+    pub seconds: f64,
+    /// Time step Δt, s (> 0).
+    pub dt: f64,
+    /// Substeps per step (≥ 1).
+    pub substeps: usize,
+    /// Solver iterations per substep (≥ 1).
+    pub iterations: usize,
+    /// Block (124) or row (56) projection of the joints.
+    pub solve_mode: SolveMode,
+    /// Release angle of the straight chain from the downward vertical, degrees.
+    pub initial_angle_deg: f64,
+}
+
+impl Default for PendulumConfig {
+    /// The paper's setting: 10 s, Δt = 1e-3 s, 1 substep, 1 iteration, block, 80°.
+    fn default() -> Self {
+        Self {
+            seconds: 10.0,
+            dt: 1e-3,
+            substeps: 1,
+            iterations: 1,
+            solve_mode: SolveMode::Block,
+            initial_angle_deg: 80.0,
+        }
+    }
+}
+
+impl PendulumConfig {
+    /// Checks every field.
+    ///
+    /// # Errors
+    /// [`ScenarioError::InvalidConfig`] naming the first bad field.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let bad = |field, value: String, reason| {
+            Err(ScenarioError::InvalidConfig {
+                field,
+                value,
+                reason,
+            })
+        };
+        if !(self.seconds.is_finite() && self.seconds > 0.0) {
+            return bad("seconds", self.seconds.to_string(), "must be positive and finite");
+        }
+        if !(self.dt.is_finite() && self.dt > 0.0) {
+            return bad("dt", self.dt.to_string(), "must be positive and finite");
+        }
+        if self.dt > self.seconds {
+            return bad("dt", self.dt.to_string(), "must not exceed the duration");
+        }
+        if self.substeps == 0 {
+            return bad("substeps", "0".into(), "must be at least 1");
+        }
+        if self.iterations == 0 {
+            return bad("iterations", "0".into(), "must be at least 1");
+        }
+        if !self.initial_angle_deg.is_finite() {
+            return bad(
+                "angle",
+                self.initial_angle_deg.to_string(),
+                "must be finite (degrees)",
+            );
+        }
+        Ok(())
+    }
+
+    /// Number of steps: ⌈seconds/dt⌉ (rounded, tolerant of 1e-9 relative round-off).
+    pub fn steps(&self) -> u64 {
+        let n = self.seconds / self.dt;
+        (n - 1e-9 * n).ceil().max(1.0) as u64
+    }
+}
+
+/// Mass of one box, kg.
+pub fn box_mass() -> f64 {
+    DENSITY * BOX_SIZE[0] * BOX_SIZE[1] * BOX_SIZE[2]
+}
+
+/// Principal inertia of one box about its centre, kg·m², body frame:
+/// m/12·(b² + c², a² + c², a² + b²).
+pub fn box_inertia() -> [f64; 3] {
+    let m = box_mass();
+    let [a, b, cc] = BOX_SIZE;
+    [
+        m / 12.0 * (b * b + cc * cc),
+        m / 12.0 * (a * a + cc * cc),
+        m / 12.0 * (a * a + b * b),
+    ]
+}
+
+/// Largest possible distance (m) of body `i`'s centre of mass from the origin while
+/// the joints hold: i + 0.5 box lengths.
+pub fn max_reach(body: usize) -> f64 {
+    (body as f64 + 0.5) * BOX_SIZE[1]
+}
+
+/// Builds the pendulum world for scalar `T` and rotation representation `G`.
+///
+/// # Errors
+/// [`ScenarioError::InvalidConfig`] from [`PendulumConfig::validate`]; an
+/// [`ScenarioError::Xpbd`] error cannot occur for a valid config but is propagated.
+pub fn build<T: Real, G: LieGroup<T>>(cfg: &PendulumConfig) -> Result<World<T, G>, ScenarioError> {
+    cfg.validate()?;
+    let options = SolverOptions {
+        dt: c::<T>(cfg.dt),
+        substeps: cfg.substeps,
+        iterations: cfg.iterations,
+        solve_mode: cfg.solve_mode,
+        gravity: Vector3::new(T::zero(), c::<T>(-GRAVITY), T::zero()),
+    };
+    let mut world = World::<T, G>::new(options)?;
+    let phi = cfg.initial_angle_deg.to_radians();
+    // Unit vector along the chain, from the pivot downwards, rotated by φ about z.
+    let dir = Vector3::new(c::<T>(phi.sin()), c::<T>(-phi.cos()), T::zero());
+    let orientation = G::exp(&Vector3::new(T::zero(), T::zero(), c::<T>(phi)));
+    let inertia = box_inertia();
+    let inertia = Vector3::new(c::<T>(inertia[0]), c::<T>(inertia[1]), c::<T>(inertia[2]));
+    let half = c::<T>(0.5 * BOX_SIZE[1]);
+    let top = JointFrame::at(Vector3::new(T::zero(), half, T::zero()));
+    let bottom = JointFrame::at(Vector3::new(T::zero(), -half, T::zero()));
+    let mut ids: Vec<BodyId> = Vec::with_capacity(BODY_COUNT);
+    for i in 0..BODY_COUNT {
+        let centre = dir * c::<T>((i as f64 + 0.5) * BOX_SIZE[1]);
+        let body = Body::dynamic(c::<T>(box_mass()), inertia, centre, orientation)?;
+        ids.push(world.add_body(body)?);
+    }
+    world.add_constraint(Revolute::new(
+        None,
+        JointFrame::identity(),
+        Some(ids[0]),
+        top,
+    )?)?;
+    for i in 1..BODY_COUNT {
+        world.add_constraint(Revolute::new(Some(ids[i - 1]), bottom, Some(ids[i]), top)?)?;
+    }
+    Ok(world)
+}

@@ -1,0 +1,235 @@
+//! Oriented particles: rigid bodies with a position, an orientation in SO(3), velocities
+//! and a diagonal body-frame inertia (paper Section 4.2).
+
+use super::error::XpbdError;
+use crate::lie::{LieGroup, Real};
+use nalgebra::Vector3;
+
+/// Index of a body in a [`crate::xpbd::World`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BodyId(pub usize);
+
+/// A rigid body ("oriented particle"), dynamic or fixed.
+///
+/// State: position p (m, world frame, centre of mass), orientation R (body → world),
+/// linear velocity v (m/s, world frame), angular velocity ω (rad/s, **body** frame,
+/// eq. 1/12). Mass m (kg) and principal inertia 𝓘 = diag(I₁, I₂, I₃) (kg·m², body
+/// frame, body axes = principal axes), or fixed (infinite mass: never moved by the
+/// solver). External force f (N, world frame) and torque τ (N·m, body frame) are held
+/// constant over a step and enter the inertial prediction (46), (48).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Body<T: Real, G: LieGroup<T>> {
+    /// Position of the centre of mass, m, world frame.
+    pub position: Vector3<T>,
+    /// Orientation, body → world.
+    pub orientation: G,
+    /// Linear velocity, m/s, world frame.
+    pub velocity: Vector3<T>,
+    /// Angular velocity, rad/s, body frame.
+    pub angular_velocity: Vector3<T>,
+    /// External force, N, world frame (gravity is added by the world, not here).
+    pub force: Vector3<T>,
+    /// External torque, N·m, body frame.
+    pub torque: Vector3<T>,
+    mass: T,
+    inertia: Vector3<T>,
+    inv_mass: T,
+    inv_inertia: Vector3<T>,
+    fixed: bool,
+    // Solver state of the current substep: pose at its start (xⁿ) and the inertial
+    // prediction (x̃).
+    pub(crate) prev_position: Vector3<T>,
+    pub(crate) prev_orientation: G,
+    pub(crate) predicted_position: Vector3<T>,
+    pub(crate) predicted_orientation: G,
+}
+
+fn check_vec<T: Real>(v: &Vector3<T>, what: &str) -> Result<(), XpbdError> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(())
+    } else {
+        Err(XpbdError::NonFinite {
+            what: what.to_string(),
+        })
+    }
+}
+
+impl<T: Real, G: LieGroup<T>> Body<T, G> {
+    /// A dynamic body at rest with mass `mass` (kg) and principal inertia `inertia`
+    /// (kg·m², body frame).
+    ///
+    /// # Errors
+    /// [`XpbdError::NonPositiveMass`], [`XpbdError::NonPositiveInertia`], or
+    /// [`XpbdError::NonFinite`] for a non-finite position or orientation.
+    pub fn dynamic(
+        mass: T,
+        inertia: Vector3<T>,
+        position: Vector3<T>,
+        orientation: G,
+    ) -> Result<Self, XpbdError> {
+        if !(mass.is_finite() && mass > T::zero()) {
+            return Err(XpbdError::NonPositiveMass {
+                mass: mass.to_f64(),
+            });
+        }
+        for (axis, &value) in inertia.iter().enumerate() {
+            if !(value.is_finite() && value > T::zero()) {
+                return Err(XpbdError::NonPositiveInertia {
+                    axis,
+                    value: value.to_f64(),
+                });
+            }
+        }
+        let mut b = Self::fixed(position, orientation)?;
+        b.mass = mass;
+        b.inertia = inertia;
+        b.inv_mass = T::one() / mass;
+        b.inv_inertia = inertia.map(|i| T::one() / i);
+        b.fixed = false;
+        Ok(b)
+    }
+
+    /// A fixed body (infinite mass and inertia) at the given pose.
+    ///
+    /// # Errors
+    /// [`XpbdError::NonFinite`] for a non-finite position or orientation.
+    pub fn fixed(position: Vector3<T>, orientation: G) -> Result<Self, XpbdError> {
+        check_vec(&position, "body position")?;
+        if !orientation.to_matrix().iter().all(|x| x.is_finite()) {
+            return Err(XpbdError::NonFinite {
+                what: "body orientation".into(),
+            });
+        }
+        let z = Vector3::zeros();
+        Ok(Self {
+            position,
+            orientation,
+            velocity: z,
+            angular_velocity: z,
+            force: z,
+            torque: z,
+            mass: T::zero(),
+            inertia: z,
+            inv_mass: T::zero(),
+            inv_inertia: z,
+            fixed: true,
+            prev_position: position,
+            prev_orientation: orientation,
+            predicted_position: position,
+            predicted_orientation: orientation,
+        })
+    }
+
+    /// Sets the linear (m/s, world) and angular (rad/s, body) velocities.
+    ///
+    /// # Errors
+    /// [`XpbdError::NonFinite`] if either has a non-finite entry.
+    pub fn with_velocity(
+        mut self,
+        velocity: Vector3<T>,
+        angular_velocity: Vector3<T>,
+    ) -> Result<Self, XpbdError> {
+        check_vec(&velocity, "body velocity")?;
+        check_vec(&angular_velocity, "body angular velocity")?;
+        self.velocity = velocity;
+        self.angular_velocity = angular_velocity;
+        Ok(self)
+    }
+
+    /// Whether the body is fixed (infinite mass).
+    #[inline]
+    pub fn is_fixed(&self) -> bool {
+        self.fixed
+    }
+
+    /// Mass, kg (0 for a fixed body, meaning infinite).
+    #[inline]
+    pub fn mass(&self) -> T {
+        self.mass
+    }
+
+    /// Principal inertia, kg·m², body frame (0 for a fixed body, meaning infinite).
+    #[inline]
+    pub fn inertia(&self) -> Vector3<T> {
+        self.inertia
+    }
+
+    /// 1/m, 1/kg (0 for a fixed body).
+    #[inline]
+    pub fn inv_mass(&self) -> T {
+        self.inv_mass
+    }
+
+    /// 𝓘⁻¹ diagonal, 1/(kg·m²), body frame (0 for a fixed body).
+    #[inline]
+    pub fn inv_inertia(&self) -> Vector3<T> {
+        self.inv_inertia
+    }
+
+    /// Kinetic energy ½m|v|² + ½ωᵀ𝓘ω, J (0 for a fixed body).
+    pub fn kinetic_energy(&self) -> T {
+        let half = crate::lie::real::c::<T>(0.5);
+        let rot = self
+            .inertia
+            .component_mul(&self.angular_velocity)
+            .dot(&self.angular_velocity);
+        half * (self.mass * self.velocity.norm_squared() + rot)
+    }
+
+    /// Inertial prediction of a substep of length `h` (s) under gravity `g` (m/s²):
+    /// (48) p̃ = p + h v + h²(g + f/m) and (46)
+    /// R̃ = R ⊞ (h ω + h² 𝓘⁻¹(τ − ω × 𝓘ω)), with the gyroscopic term at the old ω.
+    /// Stores the start pose and the prediction, and moves the body to the prediction.
+    /// Fixed bodies stay where they are.
+    pub(crate) fn predict(&mut self, h: T, gravity: &Vector3<T>) {
+        self.prev_position = self.position;
+        self.prev_orientation = self.orientation;
+        if !self.fixed {
+            let acc = gravity + self.force * self.inv_mass;
+            self.position += (self.velocity + acc * h) * h;
+            let w = self.angular_velocity;
+            let gyro = w.cross(&self.inertia.component_mul(&w));
+            let alpha = (self.torque - gyro).component_mul(&self.inv_inertia);
+            self.orientation = self.orientation.boxplus(&((w + alpha * h) * h));
+        }
+        self.predicted_position = self.position;
+        self.predicted_orientation = self.orientation;
+    }
+
+    /// Velocity update after the position solve (Alg. 1 line 10):
+    /// v = (p − pⁿ)/h, ω = (R ⊟ Rⁿ)/h; re-normalises the orientation.
+    pub(crate) fn update_velocity(&mut self, h: T) {
+        if self.fixed {
+            return;
+        }
+        self.orientation = self.orientation.renormalize();
+        let inv_h = T::one() / h;
+        self.velocity = (self.position - self.prev_position) * inv_h;
+        self.angular_velocity = self.orientation.boxminus(&self.prev_orientation) * inv_h;
+    }
+
+    /// Applies a correction δp (m, world) and δθ (rad, body): p += δp, R ← R ⊞ δθ (58).
+    #[inline]
+    pub(crate) fn apply_correction(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>) {
+        self.position += dp;
+        self.orientation = self.orientation.boxplus(dtheta);
+    }
+
+    /// Whether every state entry is finite.
+    pub fn is_finite(&self) -> bool {
+        self.position.iter().all(|x| x.is_finite())
+            && self.velocity.iter().all(|x| x.is_finite())
+            && self.angular_velocity.iter().all(|x| x.is_finite())
+            && self.orientation.to_matrix().iter().all(|x| x.is_finite())
+    }
+
+    /// The pose at the start of the last substep, (pⁿ, Rⁿ).
+    pub fn previous_pose(&self) -> (Vector3<T>, G) {
+        (self.prev_position, self.prev_orientation)
+    }
+
+    /// The inertial prediction of the last substep, (p̃, R̃) (46), (48).
+    pub fn predicted_pose(&self) -> (Vector3<T>, G) {
+        (self.predicted_position, self.predicted_orientation)
+    }
+}

@@ -1,0 +1,88 @@
+//! The [`Constraint`] trait: how the solver sees every joint, limit, drive or contact.
+//!
+//! A constraint is a vector function C(x) ∈ ℝⁿ, 1 ≤ n ≤ [`MAX_ROWS`], of the poses of
+//! at most [`MAX_BODIES`] bodies, with a diagonal compliance α (paper (36)). Its
+//! gradient (59) is stored per body as an n×6 block `[∂C/∂p | D_R C]`: three columns
+//! for world-frame position perturbations δp (per m) and three for body-frame rotation
+//! perturbations δθ with `R ⊞ δθ` (per rad, eq. 14/16).
+//!
+//! The solver never needs to know which constraint it is solving: it asks for C and
+//! ∇C at the current state and projects either one row at a time (56) or all rows at
+//! once (124). Inequality rows (joint limits, contacts) say so through
+//! [`Constraint::lambda_bounds`], and the solver clamps their accumulated λ.
+
+use super::body::{Body, BodyId};
+use crate::lie::{LieGroup, Real};
+use nalgebra::{SMatrix, SVector};
+
+/// Largest number of rows of one constraint (a fixed joint has 6).
+pub const MAX_ROWS: usize = 6;
+/// Largest number of bodies one constraint couples.
+pub const MAX_BODIES: usize = 2;
+
+/// Value and gradient of a constraint at one state, in fixed-size storage.
+///
+/// Only the first `dim()` rows are meaningful; the rest must be left zero.
+/// `gradient[k]` is the n×6 block of body slot k in the layout of (59):
+/// columns 0..3 = ∂C/∂p (world frame), columns 3..6 = D_R C (body frame).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConstraintEval<T: Real> {
+    /// C(x), units of the constraint (m for positions, rad for angles).
+    pub value: SVector<T, MAX_ROWS>,
+    /// ∇C per body slot, n×6 used of 6×6.
+    pub gradient: [SMatrix<T, MAX_ROWS, 6>; MAX_BODIES],
+}
+
+impl<T: Real> Default for ConstraintEval<T> {
+    fn default() -> Self {
+        Self {
+            value: SVector::zeros(),
+            gradient: [SMatrix::zeros(); MAX_BODIES],
+        }
+    }
+}
+
+impl<T: Real> ConstraintEval<T> {
+    /// Resets value and gradients to zero.
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+}
+
+/// A (vector) constraint between at most two bodies, generic over the scalar `T` and
+/// the rotation representation `G`.
+pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
+    /// A short human-readable name for diagnostics and errors (e.g. "revolute 0-1").
+    fn name(&self) -> String;
+
+    /// Number of rows n, 1 ≤ n ≤ [`MAX_ROWS`].
+    fn dim(&self) -> usize;
+
+    /// The bodies of slot 0 and slot 1; `None` for a slot that is the fixed world
+    /// (a one-sided constraint) or unused. The gradient block of a `None` slot is
+    /// ignored.
+    fn bodies(&self) -> [Option<BodyId>; MAX_BODIES];
+
+    /// Writes C(x) and ∇C(x) at the bodies' current poses into `out` (which the caller
+    /// has cleared). `bodies` is the world's whole body list, indexed by [`BodyId`].
+    fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>);
+
+    /// Compliance α of row `row` (inverse stiffness; 0 = hard), in the constraint's
+    /// units squared per joule (m/N for length rows, rad/(N·m) for angle rows).
+    fn compliance(&self, row: usize) -> T;
+
+    /// Whether the solver may project all rows together with one dense solve (124)
+    /// when it runs in block mode. Default: yes.
+    fn solve_as_block(&self) -> bool {
+        true
+    }
+
+    /// Bounds `(lo, hi)` on the accumulated multiplier λ of row `row` over one substep.
+    /// Equality rows are unbounded (default); an inequality C ≥ 0 has `(0, +∞)`, so it
+    /// only pushes when violated. Constraints with a bounded row are always projected
+    /// row by row.
+    fn lambda_bounds(&self, _row: usize) -> (T, T) {
+        let inf = crate::lie::real::c::<T>(f64::INFINITY);
+        (-inf, inf)
+    }
+}

@@ -1,0 +1,80 @@
+//! Typed errors of the XPBD layer.
+
+use crate::lie::LieError;
+use thiserror::Error;
+
+/// Everything that can be wrong with a body, a constraint, solver options or a state.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum XpbdError {
+    /// A dynamic body needs a strictly positive, finite mass (kg).
+    #[error("body mass must be positive and finite, got {mass} kg")]
+    NonPositiveMass {
+        /// The mass given (kg).
+        mass: f64,
+    },
+    /// Principal moments of inertia must be strictly positive and finite (kg·m²).
+    #[error("principal inertia must be positive and finite, got {value} kg·m² about body axis {axis}")]
+    NonPositiveInertia {
+        /// Body axis index (0 = x, 1 = y, 2 = z).
+        axis: usize,
+        /// The value given (kg·m²).
+        value: f64,
+    },
+    /// A quantity that must be finite has a NaN or infinite entry.
+    #[error("{what} has a non-finite entry (NaN or infinity)")]
+    NonFinite {
+        /// Which quantity (e.g. "body 2 position", "gravity").
+        what: String,
+    },
+    /// A constraint refers to a body that is not in the world.
+    #[error("constraint '{constraint}' refers to body {body}, but the world has {count} bodies")]
+    UnknownBody {
+        /// Constraint name.
+        constraint: String,
+        /// The bad body index.
+        body: usize,
+        /// Number of bodies in the world.
+        count: usize,
+    },
+    /// A constraint declared a dimension outside 1..=MAX_ROWS.
+    #[error("constraint '{constraint}' has {dim} rows; supported are 1 to {max}")]
+    BadDimension {
+        /// Constraint name.
+        constraint: String,
+        /// Dimension declared.
+        dim: usize,
+        /// [`crate::xpbd::MAX_ROWS`].
+        max: usize,
+    },
+    /// Compliance must be finite and ≥ 0.
+    #[error("constraint '{constraint}' row {row}: compliance must be finite and >= 0, got {value}")]
+    BadCompliance {
+        /// Constraint name.
+        constraint: String,
+        /// Row index.
+        row: usize,
+        /// Value given.
+        value: f64,
+    },
+    /// A solver option is out of range.
+    #[error("invalid solver option {name} = {value}: {reason}")]
+    InvalidOption {
+        /// Option name.
+        name: &'static str,
+        /// Value given, printed.
+        value: String,
+        /// What is allowed.
+        reason: &'static str,
+    },
+    /// The simulation produced a non-finite state (blow-up).
+    #[error("simulation diverged at t = {time} s: body {body} has a non-finite state")]
+    Diverged {
+        /// Simulated time (s) at which it was detected.
+        time: f64,
+        /// The first body with a non-finite position, orientation or velocity.
+        body: usize,
+    },
+    /// Invalid rotation input.
+    #[error(transparent)]
+    Lie(#[from] LieError),
+}

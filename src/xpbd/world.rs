@@ -1,0 +1,489 @@
+//! The [`World`]: bodies, constraints, and the XPBD time step (Algorithm 1).
+
+use super::body::{Body, BodyId};
+use super::constraint::{Constraint, ConstraintEval, MAX_BODIES, MAX_ROWS};
+use super::error::XpbdError;
+use crate::lie::{LieGroup, Real};
+use nalgebra::{SMatrix, SVector, Vector3};
+
+/// Index of a constraint in a [`World`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConstraintId(pub usize);
+
+/// How vector constraints are projected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SolveMode {
+    /// All rows of a vector constraint at once with one n×n SPD solve (124).
+    Block,
+    /// Each scalar row on its own, re-evaluating the constraint before each (56).
+    Rows,
+}
+
+impl SolveMode {
+    /// `"block"` or `"rows"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolveMode::Block => "block",
+            SolveMode::Rows => "rows",
+        }
+    }
+}
+
+/// Time-stepping options.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolverOptions<T: Real> {
+    /// Time step Δt, s (> 0).
+    pub dt: T,
+    /// Substeps per step (≥ 1); each has length Δt/substeps.
+    pub substeps: usize,
+    /// Gauss–Seidel sweeps over all constraints per substep (≥ 1).
+    pub iterations: usize,
+    /// Row (56) or block (124) projection.
+    pub solve_mode: SolveMode,
+    /// Gravitational acceleration, m/s², world frame.
+    pub gravity: Vector3<T>,
+}
+
+impl<T: Real> Default for SolverOptions<T> {
+    /// Δt = 1e-3 s, one substep, one iteration, block solve, g = 9.81 m/s² along −y.
+    fn default() -> Self {
+        Self {
+            dt: crate::lie::real::c(1e-3),
+            substeps: 1,
+            iterations: 1,
+            solve_mode: SolveMode::Block,
+            gravity: Vector3::new(T::zero(), crate::lie::real::c(-9.81), T::zero()),
+        }
+    }
+}
+
+impl<T: Real> SolverOptions<T> {
+    /// Checks every option.
+    ///
+    /// # Errors
+    /// [`XpbdError::InvalidOption`] for a non-positive or non-finite `dt`, zero
+    /// `substeps` or `iterations`; [`XpbdError::NonFinite`] for non-finite gravity.
+    pub fn validate(&self) -> Result<(), XpbdError> {
+        if !(self.dt.is_finite() && self.dt > T::zero()) {
+            return Err(XpbdError::InvalidOption {
+                name: "dt",
+                value: self.dt.to_string(),
+                reason: "the time step must be positive and finite (s)",
+            });
+        }
+        if self.substeps == 0 {
+            return Err(XpbdError::InvalidOption {
+                name: "substeps",
+                value: "0".into(),
+                reason: "at least one substep is needed",
+            });
+        }
+        if self.iterations == 0 {
+            return Err(XpbdError::InvalidOption {
+                name: "iterations",
+                value: "0".into(),
+                reason: "at least one iteration is needed",
+            });
+        }
+        if !self.gravity.iter().all(|x| x.is_finite()) {
+            return Err(XpbdError::NonFinite {
+                what: "gravity".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Substep length h = Δt/substeps, s.
+    pub fn substep_dt(&self) -> T {
+        self.dt / crate::lie::real::c(self.substeps as f64)
+    }
+}
+
+/// Residuals of the discrete equations of motion after a step (paper (51)–(52), Section
+/// 9.1), evaluated at the end of the last substep with that substep's λ and prediction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Residuals<T: Real> {
+    /// ‖𝓜(x ⊟ x̃) − ∇C(x)ᵀλ‖₂ over all dynamic bodies (51), in kg·m (positions) and
+    /// kg·m²·rad (orientations) stacked.
+    pub primal: T,
+    /// ‖C(x) + α̃λ‖₂ over all constraint rows (52), in the constraints' units.
+    pub constraint: T,
+}
+
+struct Slot<T: Real, G: LieGroup<T>> {
+    constraint: Box<dyn Constraint<T, G>>,
+    lambda: SVector<T, MAX_ROWS>,
+    dim: usize,
+    bounded: bool,
+    bodies: [Option<usize>; MAX_BODIES],
+}
+
+/// A simulation: bodies, constraints and solver options.
+///
+/// ```
+/// use lie_xpbd::lie::{LieGroup, SO3Matrix};
+/// use lie_xpbd::xpbd::{Body, SolverOptions, World};
+/// use nalgebra::Vector3;
+/// let mut world = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
+/// let ball = Body::dynamic(1.0, Vector3::repeat(0.1), Vector3::zeros(), SO3Matrix::identity()).unwrap();
+/// let id = world.add_body(ball).unwrap();
+/// for _ in 0..1000 { world.step().unwrap(); }
+/// // Free fall for 1 s: y ≈ −g t²/2 (symplectic Euler gives −g t (t + Δt)/2).
+/// approx::assert_relative_eq!(world.body(id).unwrap().position.y, -9.81 * 1.0 * 1.001 / 2.0, epsilon = 1e-9);
+/// ```
+pub struct World<T: Real, G: LieGroup<T>> {
+    bodies: Vec<Body<T, G>>,
+    slots: Vec<Slot<T, G>>,
+    options: SolverOptions<T>,
+    time: T,
+    steps: u64,
+    eval: ConstraintEval<T>,
+}
+
+impl<T: Real, G: LieGroup<T>> World<T, G> {
+    /// An empty world.
+    ///
+    /// # Errors
+    /// As [`SolverOptions::validate`].
+    pub fn new(options: SolverOptions<T>) -> Result<Self, XpbdError> {
+        options.validate()?;
+        Ok(Self {
+            bodies: Vec::new(),
+            slots: Vec::new(),
+            options,
+            time: T::zero(),
+            steps: 0,
+            eval: ConstraintEval::default(),
+        })
+    }
+
+    /// Adds a body and returns its id.
+    ///
+    /// # Errors
+    /// [`XpbdError::NonFinite`] if the body's state is not finite.
+    pub fn add_body(&mut self, body: Body<T, G>) -> Result<BodyId, XpbdError> {
+        if !body.is_finite() || !body.force.iter().chain(body.torque.iter()).all(|x| x.is_finite()) {
+            return Err(XpbdError::NonFinite {
+                what: format!("body {} state", self.bodies.len()),
+            });
+        }
+        self.bodies.push(body);
+        Ok(BodyId(self.bodies.len() - 1))
+    }
+
+    /// Adds a constraint and returns its id.
+    ///
+    /// # Errors
+    /// [`XpbdError::BadDimension`] unless 1 ≤ dim ≤ [`MAX_ROWS`];
+    /// [`XpbdError::UnknownBody`] if it names a body not in the world;
+    /// [`XpbdError::BadCompliance`] for a negative or non-finite compliance.
+    pub fn add_constraint<C: Constraint<T, G> + 'static>(
+        &mut self,
+        constraint: C,
+    ) -> Result<ConstraintId, XpbdError> {
+        self.add_boxed_constraint(Box::new(constraint))
+    }
+
+    /// As [`World::add_constraint`], for an already boxed constraint.
+    ///
+    /// # Errors
+    /// As [`World::add_constraint`].
+    pub fn add_boxed_constraint(
+        &mut self,
+        constraint: Box<dyn Constraint<T, G>>,
+    ) -> Result<ConstraintId, XpbdError> {
+        let dim = constraint.dim();
+        if dim == 0 || dim > MAX_ROWS {
+            return Err(XpbdError::BadDimension {
+                constraint: constraint.name(),
+                dim,
+                max: MAX_ROWS,
+            });
+        }
+        let ids = constraint.bodies();
+        let mut bodies = [None; MAX_BODIES];
+        for (k, id) in ids.iter().enumerate() {
+            if let Some(BodyId(b)) = id {
+                if *b >= self.bodies.len() {
+                    return Err(XpbdError::UnknownBody {
+                        constraint: constraint.name(),
+                        body: *b,
+                        count: self.bodies.len(),
+                    });
+                }
+                bodies[k] = Some(*b);
+            }
+        }
+        let mut bounded = false;
+        for row in 0..dim {
+            let a = constraint.compliance(row);
+            if !(a.is_finite() && a >= T::zero()) {
+                return Err(XpbdError::BadCompliance {
+                    constraint: constraint.name(),
+                    row,
+                    value: a.to_f64(),
+                });
+            }
+            let (lo, hi) = constraint.lambda_bounds(row);
+            bounded |= lo.is_finite() || hi.is_finite();
+        }
+        self.slots.push(Slot {
+            constraint,
+            lambda: SVector::zeros(),
+            dim,
+            bounded,
+            bodies,
+        });
+        Ok(ConstraintId(self.slots.len() - 1))
+    }
+
+    /// The solver options.
+    pub fn options(&self) -> &SolverOptions<T> {
+        &self.options
+    }
+
+    /// All bodies, indexed by [`BodyId`].
+    pub fn bodies(&self) -> &[Body<T, G>] {
+        &self.bodies
+    }
+
+    /// One body, or `None` if the id is not in the world.
+    pub fn body(&self, id: BodyId) -> Option<&Body<T, G>> {
+        self.bodies.get(id.0)
+    }
+
+    /// Mutable access to one body (e.g. to set external forces between steps).
+    pub fn body_mut(&mut self, id: BodyId) -> Option<&mut Body<T, G>> {
+        self.bodies.get_mut(id.0)
+    }
+
+    /// Number of constraints.
+    pub fn constraint_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The accumulated multipliers λ of a constraint over the last substep (first
+    /// `dim` entries), or `None` for an unknown id.
+    pub fn lambda(&self, id: ConstraintId) -> Option<&[T]> {
+        self.slots.get(id.0).map(|s| &s.lambda.as_slice()[..s.dim])
+    }
+
+    /// Simulated time, s.
+    pub fn time(&self) -> T {
+        self.time
+    }
+
+    /// Number of steps taken.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Advances by one time step Δt (all substeps).
+    ///
+    /// # Errors
+    /// [`XpbdError::Diverged`] if a body's state became non-finite (the state is left
+    /// as computed, for inspection).
+    pub fn step(&mut self) -> Result<(), XpbdError> {
+        for _ in 0..self.options.substeps {
+            self.substep();
+        }
+        self.steps += 1;
+        self.time = crate::lie::real::c::<T>(self.steps as f64) * self.options.dt;
+        if let Some(i) = self.bodies.iter().position(|b| !b.is_finite()) {
+            return Err(XpbdError::Diverged {
+                time: self.time.to_f64(),
+                body: i,
+            });
+        }
+        Ok(())
+    }
+
+    /// One substep of Algorithm 1: inertial prediction, `iterations` Gauss–Seidel sweeps
+    /// of row (56) or block (124) projections, velocity update.
+    pub fn substep(&mut self) {
+        let h = self.options.substep_dt();
+        let g = self.options.gravity;
+        for b in &mut self.bodies {
+            b.predict(h, &g);
+        }
+        for s in &mut self.slots {
+            s.lambda = SVector::zeros();
+        }
+        let inv_h2 = T::one() / (h * h);
+        for _ in 0..self.options.iterations {
+            for k in 0..self.slots.len() {
+                let block = self.options.solve_mode == SolveMode::Block
+                    && !self.slots[k].bounded
+                    && self.slots[k].constraint.solve_as_block();
+                if !(block && self.project_block(k, inv_h2)) {
+                    self.project_rows(k, inv_h2);
+                }
+            }
+        }
+        for b in &mut self.bodies {
+            b.update_velocity(h);
+        }
+    }
+
+    fn evaluate(&mut self, k: usize) {
+        self.eval.clear();
+        self.slots[k].constraint.evaluate(&self.bodies, &mut self.eval);
+    }
+
+    /// 𝓜⁻¹ diagonal of body slot `s` of constraint `k` (zero for world/fixed).
+    fn inv_mass_diag(&self, k: usize, s: usize) -> Option<(usize, SVector<T, 6>)> {
+        let b = self.slots[k].bodies[s]?;
+        let body = &self.bodies[b];
+        if body.is_fixed() {
+            return None;
+        }
+        let m = body.inv_mass();
+        let i = body.inv_inertia();
+        Some((b, SVector::<T, 6>::from([m, m, m, i.x, i.y, i.z])))
+    }
+
+    fn apply(&mut self, b: usize, w: &SVector<T, 6>, dx: &SVector<T, 6>) {
+        let d = dx.component_mul(w);
+        self.bodies[b].apply_correction(
+            &Vector3::new(d[0], d[1], d[2]),
+            &Vector3::new(d[3], d[4], d[5]),
+        );
+    }
+
+    /// Scalar projections (56), one row after another, each at the current state.
+    fn project_rows(&mut self, k: usize, inv_h2: T) {
+        let dim = self.slots[k].dim;
+        let masses = [self.inv_mass_diag(k, 0), self.inv_mass_diag(k, 1)];
+        for j in 0..dim {
+            self.evaluate(k);
+            let slot = &self.slots[k];
+            let alpha = slot.constraint.compliance(j) * inv_h2;
+            let mut denom = alpha;
+            let mut rows = [SVector::<T, 6>::zeros(); MAX_BODIES];
+            for (s, m) in masses.iter().enumerate() {
+                if let Some((_, w)) = m {
+                    rows[s] = self.eval.gradient[s].row(j).transpose();
+                    denom += rows[s].component_mul(w).dot(&rows[s]);
+                }
+            }
+            if denom <= T::zero() {
+                continue;
+            }
+            let lambda = slot.lambda[j];
+            let mut dl = (-self.eval.value[j] - alpha * lambda) / denom;
+            let (lo, hi) = slot.constraint.lambda_bounds(j);
+            let new = (lambda + dl).max(lo).min(hi);
+            dl = new - lambda;
+            self.slots[k].lambda[j] = new;
+            for (s, m) in masses.iter().enumerate() {
+                if let Some((b, w)) = m {
+                    self.apply(*b, w, &(rows[s] * dl));
+                }
+            }
+        }
+    }
+
+    /// Block projection (124). Returns false if the system was not positive definite
+    /// (e.g. redundant rows), in which case nothing was changed.
+    fn project_block(&mut self, k: usize, inv_h2: T) -> bool {
+        let dim = self.slots[k].dim;
+        let masses = [self.inv_mass_diag(k, 0), self.inv_mass_diag(k, 1)];
+        if masses.iter().all(|m| m.is_none()) {
+            return true;
+        }
+        self.evaluate(k);
+        let slot = &self.slots[k];
+        let mut a = SMatrix::<T, MAX_ROWS, MAX_ROWS>::zeros();
+        for (s, m) in masses.iter().enumerate() {
+            if let Some((_, w)) = m {
+                let gw = self.eval.gradient[s] * SMatrix::from_diagonal(w);
+                a += gw * self.eval.gradient[s].transpose();
+            }
+        }
+        let mut rhs = SVector::<T, MAX_ROWS>::zeros();
+        for j in 0..MAX_ROWS {
+            if j < dim {
+                let alpha = slot.constraint.compliance(j) * inv_h2;
+                a[(j, j)] += alpha;
+                rhs[j] = -self.eval.value[j] - alpha * slot.lambda[j];
+            } else {
+                // Pad unused rows with the identity so the 6×6 solve stays SPD.
+                for i in 0..MAX_ROWS {
+                    a[(i, j)] = T::zero();
+                    a[(j, i)] = T::zero();
+                }
+                a[(j, j)] = T::one();
+            }
+        }
+        let Some(chol) = a.cholesky() else {
+            return false;
+        };
+        let dl = chol.solve(&rhs);
+        if !dl.iter().all(|x| x.is_finite()) {
+            return false;
+        }
+        self.slots[k].lambda += dl;
+        for (s, m) in masses.iter().enumerate() {
+            if let Some((b, w)) = m {
+                let dx = self.eval.gradient[s].tr_mul(&dl);
+                self.apply(*b, w, &dx);
+            }
+        }
+        true
+    }
+
+    /// Primal and constraint residuals (51)–(52) at the current state, with the λ and
+    /// inertial predictions of the last substep. Before the first step both are
+    /// computed with λ = 0 and x̃ = x.
+    pub fn residuals(&mut self) -> Residuals<T> {
+        let h = self.options.substep_dt();
+        let inv_h2 = T::one() / (h * h);
+        // 𝓜(x ⊟ x̃) per body, then subtract ∇Cᵀλ.
+        let mut primal: Vec<SVector<T, 6>> = self
+            .bodies
+            .iter()
+            .map(|b| {
+                if b.is_fixed() {
+                    return SVector::zeros();
+                }
+                let (pp, rp) = b.predicted_pose();
+                let dp = (b.position - pp) * b.mass();
+                let dr = b.orientation.boxminus(&rp).component_mul(&b.inertia());
+                SVector::<T, 6>::from([dp.x, dp.y, dp.z, dr.x, dr.y, dr.z])
+            })
+            .collect();
+        let mut csq = T::zero();
+        for k in 0..self.slots.len() {
+            self.evaluate(k);
+            let slot = &self.slots[k];
+            for j in 0..slot.dim {
+                let r = self.eval.value[j]
+                    + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
+                csq += r * r;
+            }
+            for s in 0..MAX_BODIES {
+                if let Some(b) = slot.bodies[s] {
+                    if !self.bodies[b].is_fixed() {
+                        primal[b] -= self.eval.gradient[s].tr_mul(&slot.lambda);
+                    }
+                }
+            }
+        }
+        let psq = primal.iter().fold(T::zero(), |acc, r| acc + r.norm_squared());
+        Residuals {
+            primal: psq.sqrt(),
+            constraint: csq.sqrt(),
+        }
+    }
+
+    /// Total mechanical energy: Σ kinetic + gravitational potential −m g·p, J.
+    pub fn energy(&self) -> T {
+        let g = self.options.gravity;
+        self.bodies
+            .iter()
+            .filter(|b| !b.is_fixed())
+            .fold(T::zero(), |acc, b| {
+                acc + b.kinetic_energy() - b.mass() * g.dot(&b.position)
+            })
+    }
+}
