@@ -16,5 +16,6 @@
 
 pub mod joint;
 pub mod lie;
+pub mod output;
 pub mod scenes;
 pub mod xpbd;

@@ -1,1 +1,562 @@
-fn main() {}
+//! `lie-xpbd`: runs the paper's experiments and writes their outputs.
+//!
+//! `lie-xpbd` with no subcommand runs `lie-xpbd pendulum` with its defaults. See
+//! README.md for the options and the output formats, and [`lie_xpbd::output`] for the
+//! writers. Exit codes: 0 success, 1 I/O failure, 2 invalid input, 3 the simulation
+//! diverged (the steps before it are still written).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::output::{self, OutputDir, Recorder, RunStatus, RunSummary};
+use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
+use lie_xpbd::scenes::ScenarioError;
+use lie_xpbd::xpbd::{SolveMode, XpbdError};
+use serde::Serialize;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Most time steps one run may take (the per-step residuals are kept in memory).
+const MAX_STEPS: u64 = 100_000_000;
+/// Most rows one run may record (about 180 bytes each for the pendulum).
+const MAX_ROWS: u64 = 10_000_000;
+/// Wall time after which the progress bar appears.
+const PROGRESS_DELAY: Duration = Duration::from_secs(1);
+/// Names of the files a run writes, in the order they are written.
+const FILES: [&str; 3] = ["residuals.csv", "states.csv", "summary.json"];
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lie-xpbd",
+    version,
+    about = "XPBD with rotations on SO(3): runs the paper's experiments and writes CSV/JSON outputs",
+    long_about = "XPBD with rotations on SO(3): runs the paper's experiments and writes \
+                  CSV/JSON outputs.\n\nWithout a subcommand, runs `pendulum` (the options \
+                  below are the pendulum's).",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    pendulum: PendulumArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// The triple pendulum of Section 9.1: three 1 m boxes hinged end to end, released
+    /// from rest at --angle degrees. Writes DIR/residuals.csv, DIR/states.csv and
+    /// DIR/summary.json.
+    Pendulum(PendulumArgs),
+}
+
+/// Projection of the joints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Solver {
+    /// All rows of a joint at once (eq. 124).
+    Block,
+    /// One scalar row at a time (eq. 56).
+    Rows,
+}
+
+/// Rotation representation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Rotation {
+    /// 3×3 rotation matrices.
+    Matrix,
+    /// Unit quaternions.
+    Quaternion,
+}
+
+/// Scalar type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Scalar {
+    /// 64-bit floats.
+    F64,
+    /// 32-bit floats.
+    F32,
+}
+
+#[derive(Args, Debug, Clone)]
+struct PendulumArgs {
+    /// Simulated duration, s.
+    #[arg(long, value_name = "S", default_value_t = 10.0,
+          value_parser = positive_f64, allow_negative_numbers = true)]
+    seconds: f64,
+    /// Time step Δt, s.
+    #[arg(long, value_name = "DT", default_value_t = 1e-3,
+          value_parser = positive_f64, allow_negative_numbers = true)]
+    dt: f64,
+    /// Substeps per time step.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = positive_usize, allow_negative_numbers = true)]
+    substeps: usize,
+    /// Solver iterations (Gauss–Seidel sweeps) per substep.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = positive_usize, allow_negative_numbers = true)]
+    iterations: usize,
+    /// Joint projection: block (eq. 124) or rows (eq. 56).
+    #[arg(long, value_enum, default_value_t = Solver::Block)]
+    solver: Solver,
+    /// Rotation representation.
+    #[arg(long, value_enum, default_value_t = Rotation::Matrix)]
+    rotation: Rotation,
+    /// Scalar type.
+    #[arg(long, value_enum, default_value_t = Scalar::F64)]
+    scalar: Scalar,
+    /// Release angle of the straight chain from the downward vertical, degrees.
+    #[arg(long, value_name = "DEG", default_value_t = 80.0,
+          value_parser = finite_f64, allow_negative_numbers = true)]
+    angle: f64,
+    /// Write a row of each CSV every N steps (the median residuals still use every step).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = positive_u64, allow_negative_numbers = true)]
+    every: u64,
+    /// Output directory (created if missing; existing files of the same names are
+    /// replaced).
+    #[arg(long, value_name = "DIR", default_value = "out/pendulum", value_parser = non_empty_path)]
+    out: PathBuf,
+}
+
+fn finite_f64(s: &str) -> Result<f64, String> {
+    let x: f64 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("not a number ({e})"))?;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err("must be a finite number".into())
+    }
+}
+
+fn positive_f64(s: &str) -> Result<f64, String> {
+    let x = finite_f64(s).map_err(|_| "must be a positive, finite number".to_string())?;
+    if x > 0.0 {
+        Ok(x)
+    } else {
+        Err("must be a positive, finite number".into())
+    }
+}
+
+fn positive_u64(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("must be a whole number of at least 1".into()),
+    }
+}
+
+fn positive_usize(s: &str) -> Result<usize, String> {
+    let n = positive_u64(s)?;
+    usize::try_from(n).map_err(|_| "is too large".into())
+}
+
+fn non_empty_path(s: &str) -> Result<PathBuf, String> {
+    if s.is_empty() {
+        Err("must not be empty".into())
+    } else {
+        Ok(PathBuf::from(s))
+    }
+}
+
+/// How a run failed; each kind has its exit code.
+#[derive(Debug)]
+enum Failure {
+    /// Invalid input (exit 2, like clap's own usage errors).
+    Usage(String),
+    /// Writing the outputs failed (exit 1).
+    Io(String),
+    /// The simulation diverged (exit 3); the steps before it were written.
+    Diverged(String),
+}
+
+impl Failure {
+    fn exit_code(&self) -> ExitCode {
+        ExitCode::from(match self {
+            Failure::Io(_) => 1,
+            Failure::Usage(_) => 2,
+            Failure::Diverged(_) => 3,
+        })
+    }
+}
+
+impl Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Usage(m) | Failure::Io(m) | Failure::Diverged(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Names the command-line option behind a configuration error.
+fn usage(e: ScenarioError) -> Failure {
+    let option = |field: &str, value: &str, reason: &str| {
+        Failure::Usage(format!("invalid value '{value}' for '--{field}': {reason}"))
+    };
+    match e {
+        ScenarioError::InvalidConfig {
+            field,
+            value,
+            reason,
+        } => option(field, &value, reason),
+        ScenarioError::Xpbd(XpbdError::InvalidOption {
+            name,
+            value,
+            reason,
+        }) => option(name, &value, reason),
+        other => Failure::Usage(format!("invalid pendulum settings: {other}")),
+    }
+}
+
+/// Settings of a pendulum run, as written to `summary.json`.
+#[derive(Debug, Clone, Serialize)]
+struct Settings {
+    seconds: f64,
+    dt: f64,
+    substeps: usize,
+    iterations: usize,
+    solver: &'static str,
+    rotation: &'static str,
+    scalar: &'static str,
+    angle_deg: f64,
+    every: u64,
+    steps_planned: u64,
+    out: String,
+}
+
+impl PendulumArgs {
+    fn config(&self) -> PendulumConfig {
+        PendulumConfig {
+            seconds: self.seconds,
+            dt: self.dt,
+            substeps: self.substeps,
+            iterations: self.iterations,
+            solve_mode: match self.solver {
+                Solver::Block => SolveMode::Block,
+                Solver::Rows => SolveMode::Rows,
+            },
+            initial_angle_deg: self.angle,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let args = match cli.command {
+        Some(Command::Pendulum(a)) => a,
+        None => cli.pendulum,
+    };
+    let result = match (args.rotation, args.scalar) {
+        (Rotation::Matrix, Scalar::F64) => run::<f64, SO3Matrix<f64>>(&args),
+        (Rotation::Matrix, Scalar::F32) => run::<f32, SO3Matrix<f32>>(&args),
+        (Rotation::Quaternion, Scalar::F64) => run::<f64, UnitQuaternion<f64>>(&args),
+        (Rotation::Quaternion, Scalar::F32) => run::<f32, UnitQuaternion<f32>>(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// Runs the pendulum with scalar `T` and rotations `G`, writes the outputs and prints a
+/// summary.
+fn run<T: Real, G: LieGroup<T>>(args: &PendulumArgs) -> Result<(), Failure> {
+    let cfg = args.config();
+    cfg.validate().map_err(usage)?;
+    // Checked in f64 first: `cfg.steps()` saturates for absurd ratios.
+    if args.seconds / args.dt > MAX_STEPS as f64 {
+        return Err(Failure::Usage(format!(
+            "invalid value '{}' for '--seconds': with --dt {} that is {} steps; at most \
+             {MAX_STEPS} are supported",
+            num(args.seconds),
+            num(args.dt),
+            num((args.seconds / args.dt).ceil())
+        )));
+    }
+    let steps = cfg.steps();
+    if steps / args.every > MAX_ROWS {
+        return Err(Failure::Usage(format!(
+            "invalid value '{}' for '--every': {} rows would be recorded; at most {MAX_ROWS} \
+             fit in memory, so pass a larger --every",
+            args.every,
+            steps / args.every
+        )));
+    }
+    let out = OutputDir::create(&args.out)
+        .map_err(|e| Failure::Usage(format!("invalid value for '--out <DIR>': {e}")))?;
+    let mut world = pendulum::build::<T, G>(&cfg).map_err(usage)?;
+    let mut rec = Recorder::new(&world, args.every)
+        .map_err(|e| Failure::Usage(format!("invalid value for '--every': {e}")))?;
+    rec.reserve(steps);
+    let energy_initial = world.energy().to_f64();
+
+    // The simulation loop: nothing but stepping, residuals and rows in memory.
+    let progress = progress_bar(steps);
+    let start = Instant::now();
+    let mut visible = false;
+    let mut diverged = None;
+    for k in 1..=steps {
+        if let Err(e) = rec.step(&mut world) {
+            diverged = Some(e);
+            break;
+        }
+        if k % 256 == 0 {
+            if !visible && start.elapsed() >= PROGRESS_DELAY {
+                progress.set_draw_target(ProgressDrawTarget::stderr());
+                visible = true;
+            }
+            progress.set_position(k);
+        }
+    }
+    let wall = start.elapsed();
+    progress.finish_and_clear();
+
+    // After a divergence the world's state is not finite: use the last row instead.
+    let energy_final = match (&diverged, rec.residuals().rows().last()) {
+        (None, _) => world.energy().to_f64(),
+        (Some(_), Some(row)) => row[3],
+        (Some(_), None) => energy_initial,
+    };
+    let substeps = rec.steps() * args.substeps as u64;
+    let step_time = rec.step_time().as_secs_f64();
+    let summary = RunSummary {
+        scene: "pendulum".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        settings: Settings {
+            seconds: args.seconds,
+            dt: args.dt,
+            substeps: args.substeps,
+            iterations: args.iterations,
+            solver: cfg.solve_mode.name(),
+            rotation: G::NAME,
+            scalar: T::NAME,
+            angle_deg: args.angle,
+            every: args.every,
+            steps_planned: steps,
+            out: args.out.display().to_string(),
+        },
+        status: if diverged.is_some() {
+            RunStatus::Diverged
+        } else {
+            RunStatus::Completed
+        },
+        error: diverged.as_ref().map(ToString::to_string),
+        steps: rec.steps(),
+        substeps,
+        simulated_time_s: rec.steps() as f64 * args.dt,
+        rows: rec.residuals().len(),
+        wall_time_s: wall.as_secs_f64(),
+        step_time_s: step_time,
+        time_per_substep_us: if substeps > 0 {
+            step_time * 1e6 / substeps as f64
+        } else {
+            0.0
+        },
+        median_primal_residual: output::median(rec.primal_residuals()),
+        median_constraint_residual: output::median(rec.constraint_residuals()),
+        max_primal_residual: output::max(rec.primal_residuals()),
+        max_constraint_residual: output::max(rec.constraint_residuals()),
+        energy_initial_j: energy_initial,
+        energy_final_j: energy_final,
+        files: FILES.iter().map(|f| f.to_string()).collect(),
+    };
+    write_outputs(out, &rec, &summary)?;
+    print_summary(&summary, &args.out);
+    match diverged {
+        None => Ok(()),
+        Some(e) => Err(Failure::Diverged(format!(
+            "{e}; wrote the {} rows before it to {}",
+            rec.residuals().len(),
+            args.out.display()
+        ))),
+    }
+}
+
+/// A progress bar on stderr that stays hidden until [`PROGRESS_DELAY`] has passed (the
+/// loop reveals it) and never draws when stderr is not a terminal.
+fn progress_bar(steps: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::hidden());
+    let style = ProgressStyle::with_template(
+        "simulating {wide_bar} {percent:>3}%  step {pos}/{len}, eta {eta}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+fn write_outputs(
+    mut out: OutputDir,
+    rec: &Recorder,
+    summary: &RunSummary<Settings>,
+) -> Result<(), Failure> {
+    let io = |e: output::OutputError| Failure::Io(format!("could not write the outputs: {e}"));
+    out.stage_csv(FILES[0], rec.residuals()).map_err(io)?;
+    out.stage_csv(FILES[1], rec.states()).map_err(io)?;
+    out.stage_json(FILES[2], summary).map_err(io)?;
+    out.commit().map_err(io)?;
+    Ok(())
+}
+
+/// A number as a person writes it: plain in [1e-4, 1e6), else in scientific notation.
+fn num(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e6).contains(&x.abs()) || !x.is_finite() {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+fn sci(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |v| format!("{v:.3e}"))
+}
+
+fn plural(n: impl Into<u64>, word: &str) -> String {
+    let n = n.into();
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The one-screen summary on stdout.
+fn print_summary(s: &RunSummary<Settings>, dir: &Path) {
+    let c = &s.settings;
+    println!(
+        "Triple pendulum (Section 9.1), released at {}° from the vertical",
+        c.angle_deg
+    );
+    println!(
+        "  solver      {} solve, {} rotations, {}; dt {} s, {}, {}",
+        c.solver,
+        c.rotation,
+        c.scalar,
+        num(c.dt),
+        plural(c.substeps as u64, "substep"),
+        plural(c.iterations as u64, "iteration")
+    );
+    let status = match s.status {
+        RunStatus::Completed => "completed".to_string(),
+        RunStatus::Diverged => format!("DIVERGED after {} s", num(s.simulated_time_s)),
+    };
+    println!(
+        "  run         {} s simulated of {} s ({status}): {}, {}",
+        num(s.simulated_time_s),
+        num(c.seconds),
+        plural(s.steps, "step"),
+        plural(s.substeps, "substep")
+    );
+    println!(
+        "  timing      {:.3} s simulation loop; {:.3} µs per substep (inside World::step)",
+        s.wall_time_s, s.time_per_substep_us
+    );
+    println!(
+        "  residuals   primal median {} (max {}); constraint median {} (max {})",
+        sci(s.median_primal_residual),
+        sci(s.max_primal_residual),
+        sci(s.median_constraint_residual),
+        sci(s.max_constraint_residual)
+    );
+    println!(
+        "  energy      {:.6} J at start, {:.6} J at end (change {:+.6} J)",
+        s.energy_initial_j,
+        s.energy_final_j,
+        s.energy_final_j - s.energy_initial_j
+    );
+    let every = if c.every == 1 {
+        "every step".to_string()
+    } else {
+        format!("every {} steps", c.every)
+    };
+    println!(
+        "  output      {} ({every}) written to {}/",
+        plural(s.rows as u64, "row"),
+        dir.display()
+    );
+    for f in &s.files {
+        println!("                {}", dir.join(f).display());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let cli = Cli::try_parse_from(["lie-xpbd"]).unwrap();
+        assert!(cli.command.is_none());
+        let a = cli.pendulum;
+        assert_eq!(a.config(), PendulumConfig::default());
+        assert_eq!(
+            (a.solver, a.rotation, a.scalar, a.every),
+            (Solver::Block, Rotation::Matrix, Scalar::F64, 1)
+        );
+        assert_eq!(a.out, PathBuf::from("out/pendulum"));
+        let sub = Cli::try_parse_from(["lie-xpbd", "pendulum"]).unwrap();
+        let Some(Command::Pendulum(b)) = sub.command else {
+            panic!("expected the pendulum subcommand");
+        };
+        assert_eq!(b.config(), a.config());
+    }
+
+    #[test]
+    fn options_parse_and_reject() {
+        let cli = Cli::try_parse_from([
+            "lie-xpbd",
+            "pendulum",
+            "--seconds",
+            "0.5",
+            "--solver",
+            "rows",
+            "--rotation",
+            "quaternion",
+            "--scalar",
+            "f32",
+            "--angle",
+            "-30",
+            "--every",
+            "5",
+        ])
+        .unwrap();
+        let Some(Command::Pendulum(a)) = cli.command else {
+            panic!("expected the pendulum subcommand");
+        };
+        assert_eq!(a.seconds, 0.5);
+        assert_eq!(a.angle, -30.0);
+        assert_eq!(a.config().solve_mode, SolveMode::Rows);
+        for bad in [
+            ["--seconds", "-1"],
+            ["--seconds", "NaN"],
+            ["--dt", "0"],
+            ["--dt", "inf"],
+            ["--every", "0"],
+            ["--substeps", "-2"],
+            ["--iterations", "x"],
+            ["--angle", "nan"],
+            ["--out", ""],
+        ] {
+            let e = Cli::try_parse_from(["lie-xpbd", "pendulum", bad[0], bad[1]]).unwrap_err();
+            assert!(e.to_string().contains(bad[0]), "{bad:?}: {e}");
+            assert_eq!(e.exit_code(), 2);
+        }
+    }
+
+    #[test]
+    fn config_errors_name_the_option() {
+        let e = usage(ScenarioError::InvalidConfig {
+            field: "dt",
+            value: "2".into(),
+            reason: "must not exceed the duration",
+        });
+        assert!(e.to_string().contains("'--dt'"), "{e}");
+        assert_eq!(e.exit_code(), ExitCode::from(2));
+    }
+}

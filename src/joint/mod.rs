@@ -1,1 +1,69 @@
-//! Vector joint constraints (paper Sections 5.2–5.5, Appendix F).
+//! Vector joint constraints between rigid bodies (paper Sections 5.2–5.5, Appendix F.1
+//! and F.3).
+//!
+//! # Joint frames
+//! Each side k = 1, 2 of a joint is a body with pose (pₖ, Rₖ) (m, world frame;
+//! body → world) and a [`JointFrame`] (rₖ, Jₖ) = (r^J_k, R^J_k) fixed to it (m, body
+//! frame; joint → body). The joint frame's world pose is (69)–(70):
+//!
+//! ```text
+//! p̄ₖ = pₖ + Rₖ rₖ        R̄ₖ = Rₖ Jₖ
+//! ```
+//!
+//! A side whose body is `None` is the fixed world (a one-sided joint, Section 5.2.1):
+//! its frame is the joint's world pose and it has no gradient.
+//!
+//! # Constraints
+//! With e = R̄₁ ⊟ R̄₂ (10) and [·]₁₋₂ the first two rows:
+//!
+//! | joint | C | rows | eq. |
+//! |---|---|---|---|
+//! | [`Fixed`] | [p̄₁ − p̄₂ ; e] | 6 | (71) |
+//! | [`Revolute`] | [p̄₁ − p̄₂ ; [e]₁₋₂] | 5 | (72) |
+//! | [`Spherical`] | p̄₁ − p̄₂ | 3 | (75) |
+//! | [`Prismatic`] | [[R̄₁ᵀ(p̄₂ − p̄₁)]₁₋₂ ; e] | 5 | (79) |
+//!
+//! The revolute axis and the prismatic slide axis are the joint frames' z axis. The
+//! joint angle θ_rev = e₃ (73) and the slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) — the
+//! variables of joint limits (74) — come with their gradients from
+//! [`JointKinematics`].
+//!
+//! # Gradients
+//! Every joint implements [`crate::xpbd::Constraint`] and writes, per body, the n×6
+//! block `[∂C/∂p | D_R C]` of (59) (world-frame position perturbations, body-frame
+//! rotation perturbations `R ⊞ δθ`). The blocks are derived by the chain rule from
+//! (20)–(23) and (28); see [`JointKinematics`] for the formulas and `proofs/joint_*.md`
+//! for the derivations. They are checked against central differences
+//! ([`crate::lie::numdiff::poses_to_vector`]) in `tests/joint_gradients.rs`.
+//!
+//! The prismatic R₁ block is not the printed (174), which differentiates the literal
+//! (173) [R̄₁ᵀp₂]₁₋₂: in (79) p̄₁ also depends on R₁, and the block is
+//! [J₁ᵀ(R₁ᵀ(p̄₂ − p₁))^]₁₋₂ with p₁ the body position.
+//!
+//! # Validity
+//! The rotation rows use Log, which jumps at a relative rotation of π (the branch cut);
+//! their gradients use Γ⁻¹(e) (27), finite for |e| ≤ π. Joints are meant to be held
+//! near e = 0, where everything is smooth.
+//!
+//! # Errors
+//! Constructors return [`crate::xpbd::XpbdError`]: `InvalidOption` for two world sides
+//! or one body twice (and a compliance vector of the wrong length), `NonFinite` /
+//! `Lie` for an invalid frame, `BadCompliance` for a negative or non-finite compliance.
+//! A joint naming a body that is not in the world is rejected by
+//! [`crate::xpbd::World::add_constraint`] with `UnknownBody`.
+
+pub mod attachments;
+pub mod fixed;
+pub mod frame;
+pub mod kinematics;
+pub mod prismatic;
+pub mod revolute;
+pub mod spherical;
+
+pub use attachments::JointAttachments;
+pub use fixed::Fixed;
+pub use frame::JointFrame;
+pub use kinematics::{Block3, JointKinematics};
+pub use prismatic::Prismatic;
+pub use revolute::Revolute;
+pub use spherical::Spherical;

@@ -43,8 +43,9 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     /// Lossless widening to `f64` (for output).
     fn to_f64(self) -> f64;
 
-    /// Conversion from an `f64` constant (rounds for `f32`).
-    fn from_f64(x: f64) -> Self;
+    /// Conversion from an `f64` constant (rounds to nearest for `f32`). Named `cast`
+    /// rather than `from_f64` to avoid clashing with `num_traits::FromPrimitive`.
+    fn cast(x: f64) -> Self;
 }
 
 impl Real for f64 {
@@ -77,7 +78,7 @@ impl Real for f64 {
     fn to_f64(self) -> f64 {
         self
     }
-    fn from_f64(x: f64) -> Self {
+    fn cast(x: f64) -> Self {
         x
     }
 }
@@ -113,7 +114,7 @@ impl Real for f32 {
     fn to_f64(self) -> f64 {
         self as f64
     }
-    fn from_f64(x: f64) -> Self {
+    fn cast(x: f64) -> Self {
         x as f32
     }
 }
@@ -121,5 +122,5 @@ impl Real for f32 {
 /// Converts an `f64` constant to `T` (the crate's one place for numeric constants).
 #[inline(always)]
 pub fn c<T: Real>(x: f64) -> T {
-    <T as Real>::from_f64(x)
+    <T as Real>::cast(x)
 }

@@ -1,7 +1,7 @@
 //! The paper's experiments (Section 9) as scene builders: each returns a ready
 //! [`crate::xpbd::World`] for any scalar and rotation representation.
 
-// TEMP until src/joint lands: pub mod pendulum;
+pub mod pendulum;
 
 use crate::xpbd::XpbdError;
 use thiserror::Error;

@@ -1,0 +1,195 @@
+//! [`JointAttachments`]: the two sides of a joint, each a body (or the fixed world)
+//! with a [`JointFrame`] on it (paper Section 5.2.1).
+
+use super::frame::JointFrame;
+use super::kinematics::JointKinematics;
+use crate::lie::numdiff::Pose;
+use crate::lie::{LieGroup, Real};
+use crate::xpbd::{Body, BodyId, XpbdError};
+use nalgebra::Vector3;
+
+/// The two attachments of a joint: `body1` with `frame1` and `body2` with `frame2`.
+///
+/// A `None` body is the fixed world (a one-sided joint, Section 5.2.1); its frame is
+/// then the joint frame's pose in the world (m, world frame; joint → world). Built
+/// only through [`JointAttachments::new`], which guarantees at least one body, two
+/// different bodies, and valid frames.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointAttachments<T: Real, G: LieGroup<T>> {
+    body1: Option<BodyId>,
+    frame1: JointFrame<T, G>,
+    body2: Option<BodyId>,
+    frame2: JointFrame<T, G>,
+}
+
+fn side(body: Option<BodyId>) -> String {
+    match body {
+        Some(BodyId(i)) => i.to_string(),
+        None => "world".to_string(),
+    }
+}
+
+impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
+    /// Checks and stores the two attachments.
+    ///
+    /// # Errors
+    /// * [`XpbdError::InvalidOption`] (name `"joint bodies"`) if both bodies are `None`
+    ///   (nothing to move) or both are the same body (a joint of a body with itself
+    ///   constrains nothing that can be solved).
+    /// * [`XpbdError::NonFinite`] or [`XpbdError::Lie`] from
+    ///   [`JointFrame::validate`] for a non-finite translation or a rotation that is
+    ///   not a finite rotation.
+    pub fn new(
+        body1: Option<BodyId>,
+        frame1: JointFrame<T, G>,
+        body2: Option<BodyId>,
+        frame2: JointFrame<T, G>,
+    ) -> Result<Self, XpbdError> {
+        match (body1, body2) {
+            (None, None) => {
+                return Err(XpbdError::InvalidOption {
+                    name: "joint bodies",
+                    value: "(world, world)".into(),
+                    reason: "a joint needs at least one body; both sides are the fixed world",
+                })
+            }
+            (Some(a), Some(b)) if a == b => {
+                return Err(XpbdError::InvalidOption {
+                    name: "joint bodies",
+                    value: format!("({}, {})", a.0, b.0),
+                    reason: "a joint must connect two different bodies",
+                })
+            }
+            _ => {}
+        }
+        frame1.validate("joint frame 1")?;
+        frame2.validate("joint frame 2")?;
+        Ok(Self {
+            body1,
+            frame1,
+            body2,
+            frame2,
+        })
+    }
+
+    /// Body of side 1 (`None` = fixed world).
+    #[inline]
+    pub fn body1(&self) -> Option<BodyId> {
+        self.body1
+    }
+
+    /// Body of side 2 (`None` = fixed world).
+    #[inline]
+    pub fn body2(&self) -> Option<BodyId> {
+        self.body2
+    }
+
+    /// Joint frame on side 1 (in the world frame if `body1` is `None`).
+    #[inline]
+    pub fn frame1(&self) -> &JointFrame<T, G> {
+        &self.frame1
+    }
+
+    /// Joint frame on side 2 (in the world frame if `body2` is `None`).
+    #[inline]
+    pub fn frame2(&self) -> &JointFrame<T, G> {
+        &self.frame2
+    }
+
+    /// `[body1, body2]`, the body slots of [`crate::xpbd::Constraint::bodies`].
+    #[inline]
+    pub fn bodies(&self) -> [Option<BodyId>; 2] {
+        [self.body1, self.body2]
+    }
+
+    /// `"<kind>(<side 1>, <side 2>)"`, each side a body index or `world`, e.g.
+    /// `"revolute(world, 0)"`.
+    pub fn label(&self, kind: &str) -> String {
+        format!("{kind}({}, {})", side(self.body1), side(self.body2))
+    }
+
+    /// The pose (p, R) of each side's body in `bodies` (indexed by [`BodyId`]); the
+    /// identity pose for a world side. `None` if a body id is not in `bodies`.
+    pub fn body_poses(&self, bodies: &[Body<T, G>]) -> Option<[Pose<T, G>; 2]> {
+        let pose = |id: Option<BodyId>| -> Option<Pose<T, G>> {
+            match id {
+                None => Some(Pose::new(Vector3::zeros(), <G as LieGroup<T>>::identity())),
+                Some(BodyId(i)) => bodies
+                    .get(i)
+                    .map(|b| Pose::new(b.position, b.orientation)),
+            }
+        };
+        Some([pose(self.body1)?, pose(self.body2)?])
+    }
+
+    /// The joint kinematics (world joint frames and their derivatives) at the current
+    /// poses of `bodies`; `None` if a body id is not in `bodies`.
+    pub fn kinematics(&self, bodies: &[Body<T, G>]) -> Option<JointKinematics<T, G>> {
+        let [p1, p2] = self.body_poses(bodies)?;
+        Some(JointKinematics::new(&p1, &self.frame1, &p2, &self.frame2))
+    }
+}
+
+/// Validates a compliance vector of a joint with `N` rows: exactly `N` values, each
+/// finite and ≥ 0 (0 = hard).
+///
+/// # Errors
+/// [`XpbdError::InvalidOption`] (name `"compliance"`) for a wrong length;
+/// [`XpbdError::BadCompliance`] naming the first negative or non-finite row.
+pub(crate) fn validated_compliance<T: Real, const N: usize>(
+    constraint: &str,
+    values: &[T],
+) -> Result<[T; N], XpbdError> {
+    if values.len() != N {
+        return Err(XpbdError::InvalidOption {
+            name: "compliance",
+            value: format!("{} values for '{constraint}'", values.len()),
+            reason: "give exactly one compliance per constraint row",
+        });
+    }
+    let mut out = [T::zero(); N];
+    for (row, (&a, o)) in values.iter().zip(out.iter_mut()).enumerate() {
+        if !(a.is_finite() && a >= T::zero()) {
+            return Err(XpbdError::BadCompliance {
+                constraint: constraint.to_string(),
+                row,
+                value: a.to_f64(),
+            });
+        }
+        *o = a;
+    }
+    Ok(out)
+}
+
+/// Writes the rows `rows` of a 3-vector quantity `value` with its per-body gradient
+/// blocks into `out`, starting at constraint row `first`; the blocks of sides whose
+/// body is `None` (the world) are left zero.
+pub(crate) fn write_rows<T: Real>(
+    out: &mut crate::xpbd::ConstraintEval<T>,
+    active: [bool; 2],
+    first: usize,
+    rows: std::ops::Range<usize>,
+    value: &Vector3<T>,
+    gradient: &[super::kinematics::Block3<T>; 2],
+) {
+    for (k, src) in rows.enumerate() {
+        out.value[first + k] = value[src];
+        for (slot, g) in gradient.iter().enumerate() {
+            if active[slot] {
+                out.gradient[slot]
+                    .row_mut(first + k)
+                    .copy_from(&g.row(src));
+            }
+        }
+    }
+}
+
+/// Marks an evaluation as failed (a body id not in the body list): NaN values in the
+/// first `dim` rows, zero gradients. The world rejects such joints in
+/// `add_constraint`, so this is reached only by calling `evaluate` by hand.
+pub(crate) fn write_missing<T: Real>(out: &mut crate::xpbd::ConstraintEval<T>, dim: usize) {
+    out.clear();
+    for v in out.value.iter_mut().take(dim) {
+        *v = crate::lie::real::c::<T>(f64::NAN);
+    }
+}

@@ -1,0 +1,182 @@
+//! [`JointKinematics`]: the world joint frames of a body pair at one state, the
+//! quantities every joint is built from, and their gradients (Appendix F.1, F.3).
+//!
+//! With body poses (pₖ, Rₖ) and joint frames (rₖ, Jₖ) = (r^J_k, R^J_k), k = 1, 2:
+//!
+//! ```text
+//! p̄ₖ = pₖ + Rₖ rₖ,   R̄ₖ = Rₖ Jₖ                                     (69)–(70)
+//! position error     Δp = p̄₁ − p̄₂                                   (71), (75)
+//! rotation error     e  = R̄₁ ⊟ R̄₂                                   (71)
+//! relative position  u  = R̄₁ᵀ (p̄₂ − p̄₁)                            (79)–(80)
+//! joint angle        θ_rev = e₃                                      (73)
+//! prismatic offset   d_pr  = u₃                                      (80)
+//! ```
+//!
+//! Gradients are per body, n×6 blocks `[∂/∂pₖ | D_{Rₖ}]` in the layout of (59):
+//! world-frame position perturbations (per m) then body-frame rotation perturbations
+//! `Rₖ ⊞ δθ` (per rad). Derived by the chain rule from (20)–(23) and (28) in
+//! `proofs/joint_kinematics.md`:
+//!
+//! ```text
+//! ∂Δp:  body 1 [ I | −R₁ r̂₁ ],                body 2 [ −I | R₂ r̂₂ ]
+//! D e:  body 1 [ 0 | Γ⁻¹(e) J₁ᵀ ]  (162),      body 2 [ 0 | −Γ⁻¹(e)ᵀ J₂ᵀ ]  (163)
+//! ∂u:   body 1 [ −R̄₁ᵀ | J₁ᵀ (R₁ᵀ(p̄₂ − p₁))^ ], body 2 [ R̄₁ᵀ | −R̄₁ᵀ R₂ r̂₂ ]
+//! ```
+//!
+//! The u block for R₁ is the corrected (174) of the spec README: p̄₁ depends on R₁
+//! too, which turns p̄₂ − p̄₁ into p̄₂ − p₁ (the body position, not the joint point).
+
+use super::frame::JointFrame;
+use crate::lie::numdiff::Pose;
+use crate::lie::so3::right_jacobian_inv;
+use crate::lie::{LieGroup, Real};
+use nalgebra::{Matrix3, RowVector6, SMatrix, Vector3};
+
+/// A 3×6 gradient block `[∂/∂p | D_R]` of a 3-vector with respect to one body.
+pub type Block3<T> = SMatrix<T, 3, 6>;
+
+/// Stacks a 3×3 position block and a 3×3 rotation block into `[P | R]`.
+#[inline]
+fn block<T: Real>(pos: &Matrix3<T>, rot: &Matrix3<T>) -> Block3<T> {
+    let mut b = Block3::zeros();
+    b.fixed_view_mut::<3, 3>(0, 0).copy_from(pos);
+    b.fixed_view_mut::<3, 3>(0, 3).copy_from(rot);
+    b
+}
+
+/// The joint frames of two sides at one state (paper (69)–(70)), with everything the
+/// joint constraints and their limits need.
+///
+/// Side k is a body pose (pₖ, Rₖ) with a [`JointFrame`] (rₖ, Jₖ); for a fixed-world
+/// side pass the identity pose and the frame's world pose (as
+/// [`super::JointAttachments::kinematics`] does). The gradient of a world side is
+/// still computed (it is the derivative with respect to a body that happens not to
+/// move); callers ignore it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointKinematics<T: Real, G: LieGroup<T>> {
+    /// Body poses (pₖ, Rₖ): m, world frame; body → world.
+    pub body: [Pose<T, G>; 2],
+    /// Joint frames (rₖ, Jₖ): m, body frame; joint → body.
+    pub frame: [JointFrame<T, G>; 2],
+    /// World joint frames (p̄ₖ, R̄ₖ) (69)–(70): m, world frame; joint → world.
+    pub joint: [Pose<T, G>; 2],
+}
+
+impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
+    /// Evaluates (69)–(70) for both sides.
+    pub fn new(
+        pose1: &Pose<T, G>,
+        frame1: &JointFrame<T, G>,
+        pose2: &Pose<T, G>,
+        frame2: &JointFrame<T, G>,
+    ) -> Self {
+        Self {
+            body: [*pose1, *pose2],
+            frame: [*frame1, *frame2],
+            joint: [frame1.world_pose(pose1), frame2.world_pose(pose2)],
+        }
+    }
+
+    /// Δp = p̄₁ − p̄₂ (m, world frame): the position rows of (71), (72), (75).
+    #[inline]
+    pub fn position_error(&self) -> Vector3<T> {
+        self.joint[0].position - self.joint[1].position
+    }
+
+    /// Δp = p̄₁ − p̄₂ and its 3×6 gradient blocks for body 1 and body 2:
+    /// `[I | −R₁ r̂₁]` and `[−I | R₂ r̂₂]` (from (20)); dimensionless and m/rad.
+    pub fn position_error_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
+        let i = Matrix3::identity();
+        let d1 = self.body[0].rotation.jacobian_act(&self.frame[0].translation);
+        let d2 = self.body[1].rotation.jacobian_act(&self.frame[1].translation);
+        (self.position_error(), [block(&i, &d1), block(&(-i), &(-d2))])
+    }
+
+    /// e = R̄₁ ⊟ R̄₂ (rad, in the joint frame of side 2): the rotation rows of (71),
+    /// (72), (79). |e| ≤ π.
+    #[inline]
+    pub fn rotation_error(&self) -> Vector3<T> {
+        self.joint[0].rotation.boxminus(&self.joint[1].rotation)
+    }
+
+    /// e = R̄₁ ⊟ R̄₂ and its 3×6 gradient blocks (162)–(163), with all three rows
+    /// (the paper's [·]₁₋₂ keeps two of them):
+    /// body 1 `[0 | Γ⁻¹(e) J₁ᵀ]`, body 2 `[0 | −Γ⁻¹(e)ᵀ J₂ᵀ]` (rad/rad).
+    ///
+    /// Γ⁻¹ (27) is finite for |e| ≤ π, so this never produces NaN for finite input;
+    /// at |e| = π the rotation error itself jumps (Log's branch cut), so keep
+    /// constraints away from relative rotations of π.
+    pub fn rotation_error_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
+        let e = self.rotation_error();
+        let g = right_jacobian_inv(&e);
+        let z = Matrix3::zeros();
+        // (28) then (22): D_{R₁}(R̄₁ ⊟ R̄₂) = Γ⁻¹(e)·D_{R₁}(R₁J₁) = Γ⁻¹(e)·J₁ᵀ.
+        let j1 = self.body[0]
+            .rotation
+            .jacobian_compose_lhs(&self.frame[0].rotation);
+        let j2 = self.body[1]
+            .rotation
+            .jacobian_compose_lhs(&self.frame[1].rotation);
+        (e, [block(&z, &(g * j1)), block(&z, &(-g.transpose() * j2))])
+    }
+
+    /// u = R̄₁ᵀ(p̄₂ − p̄₁) (m, joint frame of side 1): where side 2's joint origin is,
+    /// seen from side 1's joint frame. Rows 1–2 are the position rows of (79), row 3
+    /// is d_pr (80).
+    #[inline]
+    pub fn relative_position(&self) -> Vector3<T> {
+        self.joint[0]
+            .rotation
+            .act_inv(&(self.joint[1].position - self.joint[0].position))
+    }
+
+    /// u = R̄₁ᵀ(p̄₂ − p̄₁) and its 3×6 gradient blocks:
+    /// body 1 `[−R̄₁ᵀ | J₁ᵀ (R₁ᵀ(p̄₂ − p₁))^]`, body 2 `[R̄₁ᵀ | −R̄₁ᵀ R₂ r̂₂]`
+    /// (dimensionless and m/rad). This is the corrected (174): both p̄₁ and R̄₁ depend
+    /// on R₁ (`proofs/joint_kinematics.md`).
+    pub fn relative_position_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
+        let rbar1_t = self.joint[0].rotation.to_matrix().transpose();
+        let j1_t = self.frame[0].rotation.to_matrix().transpose();
+        let (p1, r1) = (self.body[0].position, self.body[0].rotation);
+        // D_{R₁}: (R̄₁ᵀd̄)^J₁ᵀ + J₁ᵀr̂₁ = J₁ᵀ(R₁ᵀ(p̄₂ − p₁))^, d̄ = p̄₂ − p̄₁.
+        let rot1 = j1_t * r1.jacobian_act_inv(&(self.joint[1].position - p1));
+        // D_{R₂}: R̄₁ᵀ·D_{R₂}(R₂r₂) = −R̄₁ᵀR₂r̂₂ (20).
+        let rot2 = rbar1_t
+            * self.body[1]
+                .rotation
+                .jacobian_act(&self.frame[1].translation);
+        (
+            self.relative_position(),
+            [block(&(-rbar1_t), &rot1), block(&rbar1_t, &rot2)],
+        )
+    }
+
+    /// θ_rev = [R̄₁ ⊟ R̄₂]₃ (73), rad, in (−π, π]: the revolute joint angle about the
+    /// joint z axis (exact while rows 1–2 of the rotation error are zero).
+    #[inline]
+    pub fn revolute_angle(&self) -> T {
+        self.rotation_error()[2]
+    }
+
+    /// θ_rev (73) and its 1×6 gradient rows for body 1 and body 2 (row 3 of
+    /// [`JointKinematics::rotation_error_gradient`], i.e. (162)–(163) with [·]₃ in place
+    /// of [·]₁₋₂), rad/m = 0 and rad/rad.
+    pub fn revolute_angle_gradient(&self) -> (T, [RowVector6<T>; 2]) {
+        let (e, [g1, g2]) = self.rotation_error_gradient();
+        (e[2], [g1.row(2).into_owned(), g2.row(2).into_owned()])
+    }
+
+    /// d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80), m: the prismatic translation along side 1's joint
+    /// z axis.
+    #[inline]
+    pub fn prismatic_offset(&self) -> T {
+        self.relative_position()[2]
+    }
+
+    /// d_pr (80) and its 1×6 gradient rows for body 1 and body 2 (row 3 of
+    /// [`JointKinematics::relative_position_gradient`]), dimensionless and m/rad.
+    pub fn prismatic_offset_gradient(&self) -> (T, [RowVector6<T>; 2]) {
+        let (u, [g1, g2]) = self.relative_position_gradient();
+        (u[2], [g1.row(2).into_owned(), g2.row(2).into_owned()])
+    }
+}

@@ -1,0 +1,445 @@
+//! Property tests of the joint constraints (paper (71)–(80), Appendix F.1, F.3):
+//! analytic gradient blocks against central differences of boxplus perturbations
+//! ([`numdiff::poses_to_vector`]) for every joint, both bodies and both one-sided
+//! variants, in all four combinations SO3Matrix/UnitQuaternion × f32/f64; plus values
+//! at coinciding frames and matrix/quaternion agreement.
+//!
+//! Each test draws `PROPTEST_CASES` states (default 256): random body poses (positions
+//! in [−1, 1]³ m, uniformly random orientations), random joint frames (translations of
+//! length ≤ 1 m, random rotations), a random second body position, and a relative
+//! rotation R̄₁ ⊟ R̄₂ whose angle is tiny (≤ 1e-6), small (≤ 1e-2), anywhere in
+//! [0, π − 0.1], or in [π − 0.3, π − 0.1]. The step h ≤ 1e-3 keeps every perturbed
+//! relative rotation ≥ 0.09 rad from π, i.e. on one side of Log's branch cut
+//! (lie::numdiff docs). Run with `-- --nocapture` to see the worst error per test.
+//!
+//! # Tolerance
+//! [`Real::fd_tolerance`] is the relative error (metric [`numdiff::max_relative_error`],
+//! `max|J − J_fd| / max(1, max|J|)`) that central differences with [`Real::fd_step`]
+//! meet on the library's Jacobians of O(1) functions: its f32 value 2e-3 ≈ 16·ε/h is
+//! the round-off term ε·|f|/h of a central difference with |f| = O(1). A joint's
+//! position rows are differences of world points, p̄₁ − p̄₂ with |p̄ₖ| up to
+//! L = |pₖ| + |rₖ| ≈ 2.7 m here, so their round-off is ε·L/h, not ε/h: L times larger,
+//! while the gradient entries (the scale of the metric) stay O(1). The tolerance used
+//! is therefore `fd_tolerance · max(1, L)` with L the largest body/joint position
+//! magnitude (m) of the state, i.e. the Real docs' bound for functions of size L. In
+//! f64 this changes nothing of substance (1e-7 against a round-off of ~1e-10·L).
+
+use lie_xpbd::joint::{Fixed, JointFrame, JointKinematics, Prismatic, Revolute, Spherical};
+use lie_xpbd::lie::numdiff::{self, Pose};
+use lie_xpbd::lie::real::c;
+use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::xpbd::{Body, BodyId, Constraint, ConstraintEval};
+use nalgebra::{DMatrix, DVector, Vector3};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::cell::Cell;
+use std::f64::consts::PI;
+
+// ---------------------------------------------------------------------------------
+// Random states
+// ---------------------------------------------------------------------------------
+
+/// A joint state in f64, converted to the scalar and representation under test.
+#[derive(Debug, Clone)]
+struct State {
+    /// Body 1 position, m.
+    p1: [f64; 3],
+    /// Body 1 orientation as a rotation vector, rad.
+    rot1: [f64; 3],
+    /// Joint frame 1 translation, m, and rotation vector, rad.
+    t1: [f64; 3],
+    j1: [f64; 3],
+    /// Joint frame 2 translation, m, and rotation vector, rad.
+    t2: [f64; 3],
+    j2: [f64; 3],
+    /// R̄₁ ⊟ R̄₂, rad.
+    rel: [f64; 3],
+    /// Body 2 position, m.
+    p2: [f64; 3],
+}
+
+fn unit_axis() -> impl Strategy<Value = [f64; 3]> {
+    (-1.0..=1.0f64, 0.0..(2.0 * PI)).prop_map(|(z, phi)| {
+        let s = (1.0 - z * z).max(0.0).sqrt();
+        [s * phi.cos(), s * phi.sin(), z]
+    })
+}
+
+fn scaled(axis: [f64; 3], len: f64) -> [f64; 3] {
+    [axis[0] * len, axis[1] * len, axis[2] * len]
+}
+
+/// A uniformly random direction times a length from `len`.
+fn vector(len: impl Strategy<Value = f64>) -> impl Strategy<Value = [f64; 3]> {
+    (unit_axis(), len).prop_map(|(a, l)| scaled(a, l))
+}
+
+fn box_point() -> impl Strategy<Value = [f64; 3]> {
+    [-1.0..=1.0f64, -1.0..=1.0f64, -1.0..=1.0f64]
+}
+
+/// Rotation angle of R̄₁ ⊟ R̄₂: near 0, small, anywhere up to π − 0.1, or close to it.
+fn relative_angle() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        0.0..=1e-6f64,
+        0.0..=1e-2f64,
+        0.0..=(PI - 0.1),
+        (PI - 0.3)..=(PI - 0.1),
+    ]
+}
+
+fn state() -> impl Strategy<Value = State> {
+    (
+        box_point(),
+        vector(0.0..=PI),
+        vector(0.0..=1.0),
+        vector(0.0..=PI),
+        vector(0.0..=1.0),
+        vector(0.0..=PI),
+        vector(relative_angle()),
+        box_point(),
+    )
+        .prop_map(|(p1, rot1, t1, j1, t2, j2, rel, p2)| State {
+            p1,
+            rot1,
+            t1,
+            j1,
+            t2,
+            j2,
+            rel,
+            p2,
+        })
+}
+
+fn v<T: Real>(a: [f64; 3]) -> Vector3<T> {
+    Vector3::new(c::<T>(a[0]), c::<T>(a[1]), c::<T>(a[2]))
+}
+
+/// Body poses and joint frames of a state, with R₂ chosen so that R̄₁ ⊟ R̄₂ = rel:
+/// R̄₂ = R̄₁ Exp(−rel), R₂ = R̄₂ J₂ᵀ.
+fn build<T: Real, G: LieGroup<T>>(s: &State) -> ([Pose<T, G>; 2], [JointFrame<T, G>; 2]) {
+    let r1 = G::exp(&v(s.rot1));
+    let f1 = JointFrame::new(v(s.t1), G::exp(&v(s.j1)));
+    let f2 = JointFrame::new(v(s.t2), G::exp(&v(s.j2)));
+    let rbar2 = r1.compose(&f1.rotation).compose(&G::exp(&-v::<T>(s.rel)));
+    let r2 = rbar2.compose(&f2.rotation.inverse());
+    (
+        [Pose::new(v(s.p1), r1), Pose::new(v(s.p2), r2)],
+        [f1, f2],
+    )
+}
+
+/// The tolerance explained in the module docs: fd_tolerance · max(1, L), L the largest
+/// body or joint position magnitude (m).
+fn tolerance<T: Real, G: LieGroup<T>>(poses: &[Pose<T, G>; 2], frames: &[JointFrame<T, G>; 2]) -> T {
+    let mut l = T::one();
+    for k in 0..2 {
+        l = l
+            .max(poses[k].position.norm())
+            .max(frames[k].world_pose(&poses[k]).position.norm());
+    }
+    T::fd_tolerance() * l
+}
+
+// ---------------------------------------------------------------------------------
+// Joints under test
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Fixed,
+    Revolute,
+    Spherical,
+    Prismatic,
+}
+
+fn make<T: Real, G: LieGroup<T>>(
+    kind: Kind,
+    b1: Option<BodyId>,
+    f1: JointFrame<T, G>,
+    b2: Option<BodyId>,
+    f2: JointFrame<T, G>,
+) -> Box<dyn Constraint<T, G>> {
+    match kind {
+        Kind::Fixed => Box::new(Fixed::new(b1, f1, b2, f2).unwrap()),
+        Kind::Revolute => Box::new(Revolute::new(b1, f1, b2, f2).unwrap()),
+        Kind::Spherical => Box::new(Spherical::new(b1, f1, b2, f2).unwrap()),
+        Kind::Prismatic => Box::new(Prismatic::new(b1, f1, b2, f2).unwrap()),
+    }
+}
+
+fn body<T: Real, G: LieGroup<T>>(p: &Pose<T, G>) -> Body<T, G> {
+    Body::fixed(p.position, p.rotation).unwrap()
+}
+
+/// Evaluates `joint` with the poses placed at the body indices `ids` (one pose per
+/// non-world side, in side order).
+fn eval_at<T: Real, G: LieGroup<T>>(
+    joint: &dyn Constraint<T, G>,
+    ids: &[usize],
+    poses: &[Pose<T, G>],
+) -> ConstraintEval<T> {
+    let n = ids.iter().max().map_or(0, |m| m + 1);
+    let mut bodies = vec![body(&poses[0]); n];
+    for (&i, p) in ids.iter().zip(poses) {
+        bodies[i] = body(p);
+    }
+    let mut out = ConstraintEval::default();
+    joint.evaluate(&bodies, &mut out);
+    out
+}
+
+/// The analytic gradient of the sides `slots`, side after side: n × 6·(#slots).
+fn stacked<T: Real>(eval: &ConstraintEval<T>, dim: usize, slots: &[usize]) -> DMatrix<T> {
+    let mut m = DMatrix::zeros(dim, 6 * slots.len());
+    for (j, &s) in slots.iter().enumerate() {
+        m.view_mut((0, 6 * j), (dim, 6))
+            .copy_from(&eval.gradient[s].rows(0, dim));
+    }
+    m
+}
+
+/// Worst relative FD error of `kind`'s gradient over: both bodies (ids 0, 1 and
+/// swapped), body 1 = world, body 2 = world. Also checks the world side's block is
+/// zero and the rows beyond `dim` are untouched.
+fn joint_gradient_error<T: Real, G: LieGroup<T>>(kind: Kind, s: &State) -> Worst {
+    let (poses, frames) = build::<T, G>(s);
+    let tol = tolerance(&poses, &frames);
+    let h = T::fd_step();
+    let mut worst = Worst::default();
+    let mut record = |a: &DMatrix<T>, fd: &DMatrix<T>| worst.add(numdiff::max_relative_error(a, fd), tol);
+    // Two bodies, in both index orders.
+    for ids in [[0usize, 1], [1, 0]] {
+        let joint = make(kind, Some(BodyId(ids[0])), frames[0], Some(BodyId(ids[1])), frames[1]);
+        let dim = joint.dim();
+        let f = |ps: &[Pose<T, G>]| {
+            DVector::from_column_slice(&eval_at(joint.as_ref(), &ids, ps).value.as_slice()[..dim])
+        };
+        let fd = numdiff::poses_to_vector(f, &poses, h);
+        let eval = eval_at(joint.as_ref(), &ids, &poses);
+        record(&stacked(&eval, dim, &[0, 1]), &fd);
+        assert!(eval.value.rows(dim, 6 - dim).iter().all(|x| *x == T::zero()));
+    }
+    // One-sided: the world side's frame is its joint frame's world pose.
+    for world_side in 0..2 {
+        let w = frames[world_side].world_pose(&poses[world_side]);
+        let mut f12 = frames;
+        f12[world_side] = JointFrame::new(w.position, w.rotation);
+        let mut b12 = [Some(BodyId(0)), Some(BodyId(0))];
+        b12[world_side] = None;
+        let joint = make(kind, b12[0], f12[0], b12[1], f12[1]);
+        let dim = joint.dim();
+        let moving = 1 - world_side;
+        let f = |ps: &[Pose<T, G>]| {
+            DVector::from_column_slice(&eval_at(joint.as_ref(), &[0], ps).value.as_slice()[..dim])
+        };
+        let fd = numdiff::poses_to_vector(f, &[poses[moving]], h);
+        let eval = eval_at(joint.as_ref(), &[0], &[poses[moving]]);
+        record(&stacked(&eval, dim, &[moving]), &fd);
+        assert!(eval.gradient[world_side].iter().all(|x| *x == T::zero()));
+    }
+    worst
+}
+
+/// Worst relative FD error of the [`JointKinematics`] helpers: Δp, e,
+/// u, θ_rev, d_pr with respect to both poses.
+fn kinematics_gradient_error<T: Real, G: LieGroup<T>>(s: &State) -> Worst {
+    let (poses, frames) = build::<T, G>(s);
+    let tol = tolerance(&poses, &frames);
+    let h = T::fd_step();
+    let kin = |ps: &[Pose<T, G>]| JointKinematics::new(&ps[0], &frames[0], &ps[1], &frames[1]);
+    let k = kin(&poses);
+    let mut worst = Worst::default();
+    let mut check = |a: DMatrix<T>, f: &dyn Fn(&JointKinematics<T, G>) -> DVector<T>| {
+        let fd = numdiff::poses_to_vector(|ps: &[Pose<T, G>]| f(&kin(ps)), &poses, h);
+        worst.add(numdiff::max_relative_error(&a, &fd), tol);
+    };
+    let cat3 = |g: &[lie_xpbd::joint::Block3<T>; 2]| {
+        let mut m = DMatrix::zeros(3, 12);
+        m.view_mut((0, 0), (3, 6)).copy_from(&g[0]);
+        m.view_mut((0, 6), (3, 6)).copy_from(&g[1]);
+        m
+    };
+    let cat1 = |g: &[nalgebra::RowVector6<T>; 2]| {
+        let mut m = DMatrix::zeros(1, 12);
+        m.view_mut((0, 0), (1, 6)).copy_from(&g[0]);
+        m.view_mut((0, 6), (1, 6)).copy_from(&g[1]);
+        m
+    };
+    let vec3 = |x: Vector3<T>| DVector::from_column_slice(x.as_slice());
+    let (dp, g) = k.position_error_gradient();
+    assert_eq!(dp, k.position_error());
+    check(cat3(&g), &|k| vec3(k.position_error()));
+    let (e, g) = k.rotation_error_gradient();
+    assert_eq!(e, k.rotation_error());
+    check(cat3(&g), &|k| vec3(k.rotation_error()));
+    let (u, g) = k.relative_position_gradient();
+    assert_eq!(u, k.relative_position());
+    check(cat3(&g), &|k| vec3(k.relative_position()));
+    let (th, g) = k.revolute_angle_gradient();
+    assert_eq!(th, k.revolute_angle());
+    check(cat1(&g), &|k| DVector::from_element(1, k.revolute_angle()));
+    let (d, g) = k.prismatic_offset_gradient();
+    assert_eq!(d, k.prismatic_offset());
+    check(cat1(&g), &|k| DVector::from_element(1, k.prismatic_offset()));
+    worst
+}
+
+/// The worst FD error seen: raw [`numdiff::max_relative_error`] and its ratio to the
+/// state's tolerance (non-finite errors count as infinite).
+#[derive(Debug, Clone, Copy, Default)]
+struct Worst {
+    error: f64,
+    ratio: f64,
+}
+
+impl Worst {
+    fn add<T: Real>(&mut self, error: T, tol: T) {
+        let e = if error.is_finite() { error.to_f64() } else { f64::INFINITY };
+        self.error = self.error.max(e);
+        self.ratio = self.ratio.max(e / tol.to_f64());
+    }
+
+    fn merge(self, other: Worst) -> Worst {
+        Worst {
+            error: self.error.max(other.error),
+            ratio: self.ratio.max(other.ratio),
+        }
+    }
+}
+
+/// Runs `check` on `PROPTEST_CASES` random states (default 256), fails if an error
+/// exceeds its tolerance, and prints the worst error and ratio.
+fn run(name: &str, check: impl Fn(&State) -> Worst) {
+    // No failure persistence: a regression file would land in the shared tests/ dir.
+    let mut runner = TestRunner::new(Config {
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let worst = Cell::new(Worst::default());
+    let result = runner.run(&state(), |s| {
+        let w = check(&s);
+        worst.set(worst.get().merge(w));
+        prop_assert!(w.ratio <= 1.0, "FD error {} is {} × the tolerance", w.error, w.ratio);
+        Ok(())
+    });
+    let w = worst.get();
+    eprintln!(
+        "{name}: worst FD error {:.3e} ({:.3} × tolerance) over {} cases",
+        w.error,
+        w.ratio,
+        runner.config().cases
+    );
+    if let Err(e) = result {
+        panic!("{name}: {e}");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Gradient tests: joint × representation × scalar
+// ---------------------------------------------------------------------------------
+
+type M64 = SO3Matrix<f64>;
+type M32 = SO3Matrix<f32>;
+type Q64 = UnitQuaternion<f64>;
+type Q32 = UnitQuaternion<f32>;
+
+#[test]
+fn fixed_gradient_matrix_f64() {
+    run("fixed_gradient_matrix_f64", |s| joint_gradient_error::<f64, M64>(Kind::Fixed, s));
+}
+
+#[test]
+fn fixed_gradient_matrix_f32() {
+    run("fixed_gradient_matrix_f32", |s| joint_gradient_error::<f32, M32>(Kind::Fixed, s));
+}
+
+#[test]
+fn fixed_gradient_quaternion_f64() {
+    run("fixed_gradient_quaternion_f64", |s| joint_gradient_error::<f64, Q64>(Kind::Fixed, s));
+}
+
+#[test]
+fn fixed_gradient_quaternion_f32() {
+    run("fixed_gradient_quaternion_f32", |s| joint_gradient_error::<f32, Q32>(Kind::Fixed, s));
+}
+
+#[test]
+fn revolute_gradient_matrix_f64() {
+    run("revolute_gradient_matrix_f64", |s| joint_gradient_error::<f64, M64>(Kind::Revolute, s));
+}
+
+#[test]
+fn revolute_gradient_matrix_f32() {
+    run("revolute_gradient_matrix_f32", |s| joint_gradient_error::<f32, M32>(Kind::Revolute, s));
+}
+
+#[test]
+fn revolute_gradient_quaternion_f64() {
+    run("revolute_gradient_quaternion_f64", |s| joint_gradient_error::<f64, Q64>(Kind::Revolute, s));
+}
+
+#[test]
+fn revolute_gradient_quaternion_f32() {
+    run("revolute_gradient_quaternion_f32", |s| joint_gradient_error::<f32, Q32>(Kind::Revolute, s));
+}
+
+#[test]
+fn spherical_gradient_matrix_f64() {
+    run("spherical_gradient_matrix_f64", |s| joint_gradient_error::<f64, M64>(Kind::Spherical, s));
+}
+
+#[test]
+fn spherical_gradient_matrix_f32() {
+    run("spherical_gradient_matrix_f32", |s| joint_gradient_error::<f32, M32>(Kind::Spherical, s));
+}
+
+#[test]
+fn spherical_gradient_quaternion_f64() {
+    run("spherical_gradient_quaternion_f64", |s| joint_gradient_error::<f64, Q64>(Kind::Spherical, s));
+}
+
+#[test]
+fn spherical_gradient_quaternion_f32() {
+    run("spherical_gradient_quaternion_f32", |s| joint_gradient_error::<f32, Q32>(Kind::Spherical, s));
+}
+
+#[test]
+fn prismatic_gradient_matrix_f64() {
+    run("prismatic_gradient_matrix_f64", |s| joint_gradient_error::<f64, M64>(Kind::Prismatic, s));
+}
+
+#[test]
+fn prismatic_gradient_matrix_f32() {
+    run("prismatic_gradient_matrix_f32", |s| joint_gradient_error::<f32, M32>(Kind::Prismatic, s));
+}
+
+#[test]
+fn prismatic_gradient_quaternion_f64() {
+    run("prismatic_gradient_quaternion_f64", |s| joint_gradient_error::<f64, Q64>(Kind::Prismatic, s));
+}
+
+#[test]
+fn prismatic_gradient_quaternion_f32() {
+    run("prismatic_gradient_quaternion_f32", |s| joint_gradient_error::<f32, Q32>(Kind::Prismatic, s));
+}
+
+#[test]
+fn kinematics_gradient_matrix_f64() {
+    run("kinematics_gradient_matrix_f64", kinematics_gradient_error::<f64, M64>);
+}
+
+#[test]
+fn kinematics_gradient_matrix_f32() {
+    run("kinematics_gradient_matrix_f32", kinematics_gradient_error::<f32, M32>);
+}
+
+#[test]
+fn kinematics_gradient_quaternion_f64() {
+    run("kinematics_gradient_quaternion_f64", kinematics_gradient_error::<f64, Q64>);
+}
+
+#[test]
+fn kinematics_gradient_quaternion_f32() {
+    run("kinematics_gradient_quaternion_f32", kinematics_gradient_error::<f32, Q32>);
+}
