@@ -26,7 +26,7 @@
 //!
 //! # Example
 //! ```
-//! use lie_xpbd::lie::SO3Matrix;
+//! use lie_xpbd::lie::{LieGroup, SO3Matrix};
 //! use lie_xpbd::output::{OutputDir, Recorder};
 //! use lie_xpbd::xpbd::{Body, SolverOptions, World};
 //! use nalgebra::Vector3;
@@ -291,7 +291,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
     let mut v = values.to_vec();
     let mid = v.len() / 2;
     let (lower, &mut upper, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
-    if values.len() % 2 == 1 {
+    if !values.len().is_multiple_of(2) {
         return Some(upper);
     }
     let below = lower.iter().copied().max_by(f64::total_cmp)?;
@@ -376,7 +376,7 @@ impl Recorder {
         let (primal, constraint) = (r.primal.to_f64(), r.constraint.to_f64());
         self.primal.push(primal);
         self.constraint.push(constraint);
-        if self.steps % self.every == 0 {
+        if self.steps.is_multiple_of(self.every) {
             let t = world.time();
             let energy = world.energy().to_f64();
             self.residuals
@@ -619,6 +619,12 @@ impl OutputDir {
         Ok(done)
     }
 }
+
+/// The code blocks of README.md, compiled and run as doc tests by `cargo test` so the
+/// README's library example cannot rot. (Only exists under `cfg(doctest)`.)
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 #[cfg(test)]
 mod tests {

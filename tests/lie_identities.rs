@@ -67,11 +67,19 @@ fn check_boxplus_boxminus_roundtrip<T: Real, G: LieGroup<T>>(
     let r2 = G::exp(&v3::<T>(&base));
     let r1 = r2.boxplus(&v3::<T>(&rel));
     let back = r2.boxplus(&r1.boxminus(&r2));
-    t.check("(11) R2 ⊞ (R1 ⊟ R2) = R1", rot_dist(&back, &r1), tol::<T>(K_ROUNDTRIP_ROTATION))?;
+    t.check(
+        "(11) R2 ⊞ (R1 ⊟ R2) = R1",
+        rot_dist(&back, &r1),
+        tol::<T>(K_ROUNDTRIP_ROTATION),
+    )?;
     // Also with unrelated R1, R2 (relative rotation uniformly spread).
     let r1b = G::exp(&v3::<T>(&rel));
     let back = r2.boxplus(&r1b.boxminus(&r2));
-    t.check("(11) unrelated R1, R2", rot_dist(&back, &r1b), tol::<T>(K_ROUNDTRIP_ROTATION))
+    t.check(
+        "(11) unrelated R1, R2",
+        rot_dist(&back, &r1b),
+        tol::<T>(K_ROUNDTRIP_ROTATION),
+    )
 }
 
 group_property_tests! { check_boxplus_boxminus_roundtrip, base_and_relative;
@@ -93,7 +101,11 @@ fn check_identity_147<T: Real, G: LieGroup<T>>((base, rel): (V, V), t: &Tracker)
     t.check("(147)", mat_rel_err(&lhs, &rhs), tol::<T>(K_147))?;
     // The form used in the proof of (28): Γ⁻¹(θ)Exp(−θ) = Γ⁻¹(θ)ᵀ.
     let rhs2 = mf(&(gi * G::exp(&-theta).to_matrix()));
-    t.check("(147) via Exp(−θ)", mat_rel_err(&lhs, &rhs2), tol::<T>(K_147))
+    t.check(
+        "(147) via Exp(−θ)",
+        mat_rel_err(&lhs, &rhs2),
+        tol::<T>(K_147),
+    )
 }
 
 group_property_tests! { check_identity_147, base_and_relative;
@@ -110,12 +122,24 @@ fn check_identity_148<T: Real>(theta: V, t: &Tracker) -> CheckResult {
     let scale = |v: &Vector3<T>| Real::to_f64(v.amax()).max(1.0);
     let g = right_jacobian(&th);
     let tol = tol::<T>(K_148);
-    t.check("(148) Γθ = θ", Real::to_f64((g * th - th).amax()) / scale(&th), tol)?;
-    t.check("(148) Γᵀθ = θ", Real::to_f64((g.transpose() * th - th).amax()) / scale(&th), tol)?;
+    t.check(
+        "(148) Γθ = θ",
+        Real::to_f64((g * th - th).amax()) / scale(&th),
+        tol,
+    )?;
+    t.check(
+        "(148) Γᵀθ = θ",
+        Real::to_f64((g.transpose() * th - th).amax()) / scale(&th),
+        tol,
+    )?;
     // Γ⁻¹ is singular at |θ| = 2π: use the Log range |θ| ≤ π, and up to 5 rad.
     if theta.norm() <= 5.0 {
         let gi = right_jacobian_inv(&th);
-        t.check("(148) Γ⁻¹θ = θ", Real::to_f64((gi * th - th).amax()) / scale(&th), tol)?;
+        t.check(
+            "(148) Γ⁻¹θ = θ",
+            Real::to_f64((gi * th - th).amax()) / scale(&th),
+            tol,
+        )?;
         t.check(
             "(148) Γ⁻ᵀθ = θ",
             Real::to_f64((gi.transpose() * th - th).amax()) / scale(&th),
@@ -166,7 +190,11 @@ fn check_log_exp_roundtrip<T: Real, G: LieGroup<T>>(
     t.require("Log finite", finite_v(&th), || format!("Log = {th:?}"))?;
     let n = Real::to_f64(th.norm());
     t.check("|Log R| ≤ π", (n - PI).max(0.0), PI * tol::<T>(K_LOG_PI))?;
-    t.check("Exp(Log R) = R", rot_dist(&G::exp(&th), &r), tol::<T>(K_ROUNDTRIP_ROTATION))
+    t.check(
+        "Exp(Log R) = R",
+        rot_dist(&G::exp(&th), &r),
+        tol::<T>(K_ROUNDTRIP_ROTATION),
+    )
 }
 
 group_property_tests! { check_log_exp_roundtrip, base_and_relative;
@@ -178,6 +206,7 @@ group_property_tests! { check_log_exp_roundtrip, base_and_relative;
 
 // ------------------------------------------------------------------------ Γ·Γ⁻¹ = I
 
+#[allow(clippy::extra_unused_type_parameters)] // called as `up_to_five::<T>()`
 fn up_to_five<T: Real>() -> BoxedStrategy<V> {
     rotation_vector(5.0)
 }
@@ -208,11 +237,19 @@ fn check_conversions<T: Real, G: LieGroup<T>>(theta: V, t: &Tracker) -> CheckRes
     t.check("from_matrix(to_matrix(R)) = R", rot_dist(&from_m, &r), tol)?;
     let from_q =
         G::from_quaternion(&r.to_quaternion()).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    t.check("from_quaternion(to_quaternion(R)) = R", rot_dist(&from_q, &r), tol)?;
+    t.check(
+        "from_quaternion(to_quaternion(R)) = R",
+        rot_dist(&from_q, &r),
+        tol,
+    )?;
     // Across representations.
     let m = SO3Matrix::<T>::from_quaternion(&r.to_quaternion())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    t.check("SO3Matrix::from_quaternion", max_abs(&(mf(m.matrix()) - mf(&r.to_matrix()))), tol)?;
+    t.check(
+        "SO3Matrix::from_quaternion",
+        max_abs(&(mf(m.matrix()) - mf(&r.to_matrix()))),
+        tol,
+    )?;
     let q = <UnitQuaternion<T> as LieGroup<T>>::from_matrix(&r.to_matrix())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     t.check(
@@ -221,9 +258,17 @@ fn check_conversions<T: Real, G: LieGroup<T>>(theta: V, t: &Tracker) -> CheckRes
         tol,
     )?;
     // to_quaternion is a unit quaternion; to_matrix is orthonormal with det +1.
-    t.check("|to_quaternion| = 1", (Real::to_f64(r.to_quaternion().norm()) - 1.0).abs(), tol)?;
+    t.check(
+        "|to_quaternion| = 1",
+        (Real::to_f64(r.to_quaternion().norm()) - 1.0).abs(),
+        tol,
+    )?;
     let rm = mf(&r.to_matrix());
-    t.check("to_matrix orthonormal", max_abs(&(rm.transpose() * rm - Matrix3::identity())), tol)?;
+    t.check(
+        "to_matrix orthonormal",
+        max_abs(&(rm.transpose() * rm - Matrix3::identity())),
+        tol,
+    )?;
     t.check("det to_matrix = 1", (rm.determinant() - 1.0).abs(), tol)?;
     // renormalize is idempotent to round-off on a valid rotation.
     t.check("renormalize(R) = R", rot_dist(&r.renormalize(), &r), tol)
@@ -281,24 +326,72 @@ fn check_matrix_quaternion_agree<T: Real>(
     let qm = |q: &Q<T>| LieGroup::<T>::to_matrix(q);
 
     mat("exp / to_matrix", m1.to_matrix(), qm(&q1))?;
-    mat("exp of long θ", M::<T>::exp(&theta).to_matrix(), qm(&<Q<T> as LieGroup<T>>::exp(&theta)))?;
+    mat(
+        "exp of long θ",
+        M::<T>::exp(&theta).to_matrix(),
+        qm(&<Q<T> as LieGroup<T>>::exp(&theta)),
+    )?;
     vec("log", m1.log(), LieGroup::<T>::log(&q1))?;
-    mat("boxplus", m1.boxplus(&theta).to_matrix(), qm(&q1.boxplus(&theta)))?;
+    mat(
+        "boxplus",
+        m1.boxplus(&theta).to_matrix(),
+        qm(&q1.boxplus(&theta)),
+    )?;
     vec("boxminus", m2.boxminus(&m1), q2.boxminus(&q1))?;
     mat("compose", m1.compose(&m2).to_matrix(), qm(&q1.compose(&q2)))?;
-    mat("inverse", LieGroup::<T>::inverse(&m1).to_matrix(), qm(&LieGroup::<T>::inverse(&q1)))?;
+    mat(
+        "inverse",
+        LieGroup::<T>::inverse(&m1).to_matrix(),
+        qm(&LieGroup::<T>::inverse(&q1)),
+    )?;
     vec("act", m1.act(&p), q1.act(&p))?;
     vec("act_inv", m1.act_inv(&p), q1.act_inv(&p))?;
     mat("jacobian_act", m1.jacobian_act(&p), q1.jacobian_act(&p))?;
-    mat("jacobian_act_inv", m1.jacobian_act_inv(&p), q1.jacobian_act_inv(&p))?;
-    mat("jacobian_inverse", m1.jacobian_inverse(), q1.jacobian_inverse())?;
-    mat("jacobian_compose_lhs", m1.jacobian_compose_lhs(&m2), q1.jacobian_compose_lhs(&q2))?;
-    mat("jacobian_compose_rhs", m1.jacobian_compose_rhs(&m2), q1.jacobian_compose_rhs(&q2))?;
-    mat("jacobian_boxminus_lhs", m2.jacobian_boxminus_lhs(&m1), q2.jacobian_boxminus_lhs(&q1))?;
-    mat("jacobian_boxminus_rhs", m2.jacobian_boxminus_rhs(&m1), q2.jacobian_boxminus_rhs(&q1))?;
-    mat("jacobian_boxplus_lhs", m1.jacobian_boxplus_lhs(&theta), q1.jacobian_boxplus_lhs(&theta))?;
-    mat("jacobian_boxplus_rhs", m1.jacobian_boxplus_rhs(&theta), q1.jacobian_boxplus_rhs(&theta))?;
-    mat("jacobian_exp", M::<T>::jacobian_exp(&theta), <Q<T> as LieGroup<T>>::jacobian_exp(&theta))?;
+    mat(
+        "jacobian_act_inv",
+        m1.jacobian_act_inv(&p),
+        q1.jacobian_act_inv(&p),
+    )?;
+    mat(
+        "jacobian_inverse",
+        m1.jacobian_inverse(),
+        q1.jacobian_inverse(),
+    )?;
+    mat(
+        "jacobian_compose_lhs",
+        m1.jacobian_compose_lhs(&m2),
+        q1.jacobian_compose_lhs(&q2),
+    )?;
+    mat(
+        "jacobian_compose_rhs",
+        m1.jacobian_compose_rhs(&m2),
+        q1.jacobian_compose_rhs(&q2),
+    )?;
+    mat(
+        "jacobian_boxminus_lhs",
+        m2.jacobian_boxminus_lhs(&m1),
+        q2.jacobian_boxminus_lhs(&q1),
+    )?;
+    mat(
+        "jacobian_boxminus_rhs",
+        m2.jacobian_boxminus_rhs(&m1),
+        q2.jacobian_boxminus_rhs(&q1),
+    )?;
+    mat(
+        "jacobian_boxplus_lhs",
+        m1.jacobian_boxplus_lhs(&theta),
+        q1.jacobian_boxplus_lhs(&theta),
+    )?;
+    mat(
+        "jacobian_boxplus_rhs",
+        m1.jacobian_boxplus_rhs(&theta),
+        q1.jacobian_boxplus_rhs(&theta),
+    )?;
+    mat(
+        "jacobian_exp",
+        M::<T>::jacobian_exp(&theta),
+        <Q<T> as LieGroup<T>>::jacobian_exp(&theta),
+    )?;
     mat("jacobian_log", m1.jacobian_log(), q1.jacobian_log())?;
     t.check(
         "angle",

@@ -30,7 +30,9 @@ mod lie_harness;
 
 use lie_harness::*;
 use lie_xpbd::lie::numdiff;
-use lie_xpbd::lie::so3::{right_jacobian, right_jacobian_derivative_contraction};
+use lie_xpbd::lie::so3::{
+    alpha, beta, hat, right_jacobian, right_jacobian_derivative_contraction, right_jacobian_inv,
+};
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
@@ -112,7 +114,12 @@ fn check_jacobian_compose_lhs<T: Real, G: LieGroup<T>>(
     let r1 = G::exp(&v3::<T>(&r1));
     let r2 = G::exp(&v3::<T>(&r2));
     let fd = numdiff::rotation_to_rotation(|x: &G| x.compose(&r2), &r1, T::fd_step());
-    fd_check3(t, "jacobian_compose_lhs vs FD", &r1.jacobian_compose_lhs(&r2), &fd)
+    fd_check3(
+        t,
+        "jacobian_compose_lhs vs FD",
+        &r1.jacobian_compose_lhs(&r2),
+        &fd,
+    )
 }
 
 group_property_tests! { check_jacobian_compose_lhs, two_rotations;
@@ -131,7 +138,12 @@ fn check_jacobian_compose_rhs<T: Real, G: LieGroup<T>>(
     let r1 = G::exp(&v3::<T>(&r1));
     let r2 = G::exp(&v3::<T>(&r2));
     let fd = numdiff::rotation_to_rotation(|x: &G| r1.compose(x), &r2, T::fd_step());
-    fd_check3(t, "jacobian_compose_rhs vs FD", &r1.jacobian_compose_rhs(&r2), &fd)
+    fd_check3(
+        t,
+        "jacobian_compose_rhs vs FD",
+        &r1.jacobian_compose_rhs(&r2),
+        &fd,
+    )
 }
 
 group_property_tests! { check_jacobian_compose_rhs, two_rotations;
@@ -150,7 +162,12 @@ fn check_jacobian_boxminus_lhs<T: Real, G: LieGroup<T>>(
     let r2 = G::exp(&v3::<T>(&base));
     let r1 = r2.boxplus(&v3::<T>(&rel));
     let fd = numdiff::rotation_to_vector(|x: &G| dvec(&x.boxminus(&r2)), &r1, T::fd_step());
-    fd_check(t, "jacobian_boxminus_lhs vs FD", &r1.jacobian_boxminus_lhs(&r2), &fd)
+    fd_check(
+        t,
+        "jacobian_boxminus_lhs vs FD",
+        &r1.jacobian_boxminus_lhs(&r2),
+        &fd,
+    )
 }
 
 group_property_tests! { check_jacobian_boxminus_lhs, base_and_fd_relative;
@@ -169,7 +186,12 @@ fn check_jacobian_boxminus_rhs<T: Real, G: LieGroup<T>>(
     let r2 = G::exp(&v3::<T>(&base));
     let r1 = r2.boxplus(&v3::<T>(&rel));
     let fd = numdiff::rotation_to_vector(|x: &G| dvec(&r1.boxminus(x)), &r2, T::fd_step());
-    fd_check(t, "jacobian_boxminus_rhs vs FD", &r1.jacobian_boxminus_rhs(&r2), &fd)
+    fd_check(
+        t,
+        "jacobian_boxminus_rhs vs FD",
+        &r1.jacobian_boxminus_rhs(&r2),
+        &fd,
+    )
 }
 
 group_property_tests! { check_jacobian_boxminus_rhs, base_and_fd_relative;
@@ -188,7 +210,12 @@ fn check_jacobian_boxplus_lhs<T: Real, G: LieGroup<T>>(
     let r = G::exp(&v3::<T>(&r));
     let theta = v3::<T>(&theta);
     let fd = numdiff::rotation_to_rotation(|x: &G| x.boxplus(&theta), &r, T::fd_step());
-    fd_check3(t, "jacobian_boxplus_lhs vs FD", &r.jacobian_boxplus_lhs(&theta), &fd)
+    fd_check3(
+        t,
+        "jacobian_boxplus_lhs vs FD",
+        &r.jacobian_boxplus_lhs(&theta),
+        &fd,
+    )
 }
 
 group_property_tests! { check_jacobian_boxplus_lhs, rotation_and_long_vector;
@@ -207,7 +234,12 @@ fn check_jacobian_boxplus_rhs<T: Real, G: LieGroup<T>>(
     let r = G::exp(&v3::<T>(&r));
     let theta = v3::<T>(&theta);
     let fd = numdiff::vector_to_rotation(|v: &Vector3<T>| r.boxplus(v), &theta, T::fd_step());
-    fd_check3(t, "jacobian_boxplus_rhs vs FD", &r.jacobian_boxplus_rhs(&theta), &fd)
+    fd_check3(
+        t,
+        "jacobian_boxplus_rhs vs FD",
+        &r.jacobian_boxplus_rhs(&theta),
+        &fd,
+    )
 }
 
 group_property_tests! { check_jacobian_boxplus_rhs, rotation_and_long_vector;
@@ -264,4 +296,64 @@ fn check_right_jacobian_derivative_contraction<T: Real>(
 scalar_property_tests! { check_right_jacobian_derivative_contraction, long_vector_and_point;
     fn right_jacobian_derivative_contraction_f32: f32;
     fn right_jacobian_derivative_contraction_f64: f64;
+}
+
+// ------------------------------------------------------------- the checks are not vacuous
+
+/// Plausible wrong formulas fail the same finite-difference check by a wide margin (error
+/// ≥ 10× the tolerance) on a generic input: a sign error in (20), Γ⁻¹ without the
+/// transpose in (28), the left Jacobian Γᵀ instead of Γ for Exp, Γ instead of Γ⁻¹ for
+/// Log, R instead of Rᵀ in (22), and the ∂Γ/∂θ contraction without its α'/β' terms
+/// (which is what leaving out ∂Γ/∂θ's dependence on |θ| would give).
+fn check_fd_rejects_wrong_jacobians<T: Real>(t: &Tracker) -> CheckResult {
+    type G<T> = SO3Matrix<T>;
+    let h = T::fd_step();
+    let tol = Real::to_f64(T::fd_tolerance());
+    let r = G::<T>::exp(&v3::<T>(&V::new(0.4, -1.1, 2.0)));
+    let r2 = G::<T>::exp(&v3::<T>(&V::new(-0.3, 0.8, 0.5)));
+    let rel = v3::<T>(&V::new(0.7, 0.2, -0.9));
+    let r1 = r2.boxplus(&rel);
+    let p = v3::<T>(&V::new(1.0, -2.0, 0.5));
+    let w = v3::<T>(&V::new(0.7, -1.3, 0.4));
+    let th = v3::<T>(&V::new(1.2, -0.4, 0.9));
+    // Reported as 10·tol / error, which must be ≤ 1.
+    let reject = |label: &'static str, wrong: &Matrix3<T>, fd: &DMatrix<T>| {
+        let err = Real::to_f64(numdiff::max_relative_error(wrong, fd));
+        t.check(label, 10.0 * tol / err, 1.0)
+    };
+    let as_d = |m: Matrix3<T>| DMatrix::from_column_slice(3, 3, m.as_slice());
+
+    let fd = numdiff::rotation_to_vector(|x: &G<T>| dvec(&x.act(&p)), &r, h);
+    reject("+R p̂ for (20)", &(-r.jacobian_act(&p)), &fd)?;
+    let fd = numdiff::rotation_to_vector(|x: &G<T>| dvec(&r1.boxminus(x)), &r2, h);
+    reject(
+        "−Γ⁻¹ (no ᵀ) for (28)",
+        &(-right_jacobian_inv(&r1.boxminus(&r2))),
+        &fd,
+    )?;
+    let fd = numdiff::vector_to_rotation(|v: &Vector3<T>| G::<T>::exp(v), &th, h);
+    reject(
+        "Γᵀ for D Exp",
+        &G::<T>::jacobian_exp(&th).transpose(),
+        &as_d(fd),
+    )?;
+    let fd = numdiff::rotation_to_vector(|x: &G<T>| dvec(&x.log()), &r, h);
+    reject("Γ for D Log", &right_jacobian(&r.log()), &fd)?;
+    let fd = numdiff::rotation_to_rotation(|x: &G<T>| x.compose(&r2), &r, h);
+    reject("R₂ for (22)", &r2.to_matrix(), &as_d(fd))?;
+    let f = |x: &DVector<T>| dvec(&(right_jacobian(&Vector3::new(x[0], x[1], x[2])) * w));
+    let fd = numdiff::vector_to_vector(f, &dvec(&th), h);
+    let full = right_jacobian_derivative_contraction(&th, &w);
+    let (a, b) = (alpha(th.norm()), beta(th.norm()));
+    let two = T::one() + T::one();
+    let partial = hat(&w) * a
+        + (th * w.transpose() - w * th.transpose() * two + Matrix3::identity() * th.dot(&w)) * b;
+    reject("contraction without α', β' terms", &partial, &fd)?;
+    // ... while the full formula passes.
+    fd_check(t, "full contraction passes", &full, &fd)
+}
+
+scalar_fixed_tests! { check_fd_rejects_wrong_jacobians;
+    fn fd_check_rejects_wrong_jacobians_f32: f32;
+    fn fd_check_rejects_wrong_jacobians_f64: f64;
 }

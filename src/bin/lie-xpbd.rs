@@ -11,7 +11,7 @@ use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::output::{self, OutputDir, Recorder, RunStatus, RunSummary};
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
 use lie_xpbd::scenes::ScenarioError;
-use lie_xpbd::xpbd::{SolveMode, XpbdError};
+use lie_xpbd::xpbd::{SolveMode, World, XpbdError};
 use serde::Serialize;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -289,7 +289,19 @@ fn run<T: Real, G: LieGroup<T>>(args: &PendulumArgs) -> Result<(), Failure> {
     }
     let out = OutputDir::create(&args.out)
         .map_err(|e| Failure::Usage(format!("invalid value for '--out <DIR>': {e}")))?;
-    let mut world = pendulum::build::<T, G>(&cfg).map_err(usage)?;
+    let world = pendulum::build::<T, G>(&cfg).map_err(usage)?;
+    simulate(world, args, steps, out)
+}
+
+/// Takes `steps` steps of `world` (the pendulum of `args`), writes the outputs to `out`
+/// and prints the summary; a divergence ends the loop early and is reported after the
+/// steps before it have been written.
+fn simulate<T: Real, G: LieGroup<T>>(
+    mut world: World<T, G>,
+    args: &PendulumArgs,
+    steps: u64,
+    out: OutputDir,
+) -> Result<(), Failure> {
     let mut rec = Recorder::new(&world, args.every)
         .map_err(|e| Failure::Usage(format!("invalid value for '--every': {e}")))?;
     rec.reserve(steps);
@@ -305,7 +317,7 @@ fn run<T: Real, G: LieGroup<T>>(args: &PendulumArgs) -> Result<(), Failure> {
             diverged = Some(e);
             break;
         }
-        if k % 256 == 0 {
+        if k.is_multiple_of(256) {
             if !visible && start.elapsed() >= PROGRESS_DELAY {
                 progress.set_draw_target(ProgressDrawTarget::stderr());
                 visible = true;
@@ -332,7 +344,7 @@ fn run<T: Real, G: LieGroup<T>>(args: &PendulumArgs) -> Result<(), Failure> {
             dt: args.dt,
             substeps: args.substeps,
             iterations: args.iterations,
-            solver: cfg.solve_mode.name(),
+            solver: world.options().solve_mode.name(),
             rotation: G::NAME,
             scalar: T::NAME,
             angle_deg: args.angle,
@@ -483,6 +495,7 @@ fn print_summary(s: &RunSummary<Settings>, dir: &Path) {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use lie_xpbd::xpbd::BodyId;
 
     #[test]
     fn cli_definition_is_consistent() {
@@ -547,6 +560,29 @@ mod tests {
             assert!(e.to_string().contains(bad[0]), "{bad:?}: {e}");
             assert_eq!(e.exit_code(), 2);
         }
+    }
+
+    #[test]
+    fn divergence_is_reported_and_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cli = Cli::try_parse_from(["lie-xpbd", "--seconds", "0.1"]).unwrap();
+        let args = PendulumArgs {
+            out: tmp.path().to_path_buf(),
+            ..cli.pendulum
+        };
+        let mut world = pendulum::build::<f64, SO3Matrix<f64>>(&args.config()).unwrap();
+        world.body_mut(BodyId(1)).unwrap().velocity.y = f64::NAN;
+        let out = OutputDir::create(tmp.path()).unwrap();
+        let e = simulate(world, &args, 100, out).unwrap_err();
+        assert!(matches!(e, Failure::Diverged(_)));
+        assert_eq!(e.exit_code(), ExitCode::from(3));
+        assert!(e.to_string().contains("t = 0.001 s"), "{e}");
+        let read = |f: &str| std::fs::read_to_string(tmp.path().join(f)).unwrap();
+        assert!(read("residuals.csv").starts_with("t,primal_residual,"));
+        let summary: serde_json::Value = serde_json::from_str(&read("summary.json")).unwrap();
+        assert_eq!(summary["status"], "diverged");
+        assert_eq!(summary["steps"], 0);
+        assert!(summary["error"].as_str().unwrap().contains("diverged"));
     }
 
     #[test]

@@ -33,7 +33,7 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
     /// Checks and stores the two attachments.
     ///
     /// # Errors
-    /// * [`XpbdError::InvalidOption`] (name `"joint bodies"`) if both bodies are `None`
+    /// * [`XpbdError::InvalidJoint`] (field `"joint bodies"`) if both bodies are `None`
     ///   (nothing to move) or both are the same body (a joint of a body with itself
     ///   constrains nothing that can be solved).
     /// * [`XpbdError::NonFinite`] or [`XpbdError::Lie`] from
@@ -47,15 +47,15 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
     ) -> Result<Self, XpbdError> {
         match (body1, body2) {
             (None, None) => {
-                return Err(XpbdError::InvalidOption {
-                    name: "joint bodies",
+                return Err(XpbdError::InvalidJoint {
+                    field: "joint bodies",
                     value: "(world, world)".into(),
                     reason: "a joint needs at least one body; both sides are the fixed world",
                 })
             }
             (Some(a), Some(b)) if a == b => {
-                return Err(XpbdError::InvalidOption {
-                    name: "joint bodies",
+                return Err(XpbdError::InvalidJoint {
+                    field: "joint bodies",
                     value: format!("({}, {})", a.0, b.0),
                     reason: "a joint must connect two different bodies",
                 })
@@ -114,9 +114,7 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
         let pose = |id: Option<BodyId>| -> Option<Pose<T, G>> {
             match id {
                 None => Some(Pose::new(Vector3::zeros(), <G as LieGroup<T>>::identity())),
-                Some(BodyId(i)) => bodies
-                    .get(i)
-                    .map(|b| Pose::new(b.position, b.orientation)),
+                Some(BodyId(i)) => bodies.get(i).map(|b| Pose::new(b.position, b.orientation)),
             }
         };
         Some([pose(self.body1)?, pose(self.body2)?])
@@ -134,15 +132,15 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
 /// finite and ≥ 0 (0 = hard).
 ///
 /// # Errors
-/// [`XpbdError::InvalidOption`] (name `"compliance"`) for a wrong length;
+/// [`XpbdError::InvalidJoint`] (field `"compliance"`) for a wrong length;
 /// [`XpbdError::BadCompliance`] naming the first negative or non-finite row.
 pub(crate) fn validated_compliance<T: Real, const N: usize>(
     constraint: &str,
     values: &[T],
 ) -> Result<[T; N], XpbdError> {
     if values.len() != N {
-        return Err(XpbdError::InvalidOption {
-            name: "compliance",
+        return Err(XpbdError::InvalidJoint {
+            field: "compliance",
             value: format!("{} values for '{constraint}'", values.len()),
             reason: "give exactly one compliance per constraint row",
         });
@@ -176,9 +174,7 @@ pub(crate) fn write_rows<T: Real>(
         out.value[first + k] = value[src];
         for (slot, g) in gradient.iter().enumerate() {
             if active[slot] {
-                out.gradient[slot]
-                    .row_mut(first + k)
-                    .copy_from(&g.row(src));
+                out.gradient[slot].row_mut(first + k).copy_from(&g.row(src));
             }
         }
     }

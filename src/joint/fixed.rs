@@ -40,7 +40,7 @@ pub struct Fixed<T: Real, G: LieGroup<T>> {
 }
 
 impl<T: Real, G: LieGroup<T>> Fixed<T, G> {
-        /// Number of rows of (71).
+    /// Number of rows of (71).
     pub const DIM: usize = 6;
 
     /// A hard (α = 0) fixed joint between `body1` at `frame1` and `body2` at `frame2`;
@@ -48,7 +48,7 @@ impl<T: Real, G: LieGroup<T>> Fixed<T, G> {
     /// (Section 5.2.1).
     ///
     /// # Errors
-    /// As [`JointAttachments::new`]: [`XpbdError::InvalidOption`] if both bodies are
+    /// As [`JointAttachments::new`]: [`XpbdError::InvalidJoint`] if both bodies are
     /// `None` or equal; [`XpbdError::NonFinite`] / [`XpbdError::Lie`] for an invalid
     /// frame.
     pub fn new(
@@ -67,7 +67,7 @@ impl<T: Real, G: LieGroup<T>> Fixed<T, G> {
     /// 4–6; 0 = hard).
     ///
     /// # Errors
-    /// [`XpbdError::InvalidOption`] unless exactly 6 values are given;
+    /// [`XpbdError::InvalidJoint`] unless exactly 6 values are given;
     /// [`XpbdError::BadCompliance`] for a negative or non-finite value.
     pub fn with_compliance(mut self, compliance: &[T]) -> Result<Self, XpbdError> {
         self.compliance = validated_compliance(&self.name(), compliance)?;

@@ -87,9 +87,16 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// `[I | −R₁ r̂₁]` and `[−I | R₂ r̂₂]` (from (20)); dimensionless and m/rad.
     pub fn position_error_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
         let i = Matrix3::identity();
-        let d1 = self.body[0].rotation.jacobian_act(&self.frame[0].translation);
-        let d2 = self.body[1].rotation.jacobian_act(&self.frame[1].translation);
-        (self.position_error(), [block(&i, &d1), block(&(-i), &(-d2))])
+        let d1 = self.body[0]
+            .rotation
+            .jacobian_act(&self.frame[0].translation);
+        let d2 = self.body[1]
+            .rotation
+            .jacobian_act(&self.frame[1].translation);
+        (
+            self.position_error(),
+            [block(&i, &d1), block(&(-i), &(-d2))],
+        )
     }
 
     /// e = R̄₁ ⊟ R̄₂ (rad, in the joint frame of side 2): the rotation rows of (71),

@@ -18,10 +18,10 @@
 //!
 //! | joint | C | rows | eq. |
 //! |---|---|---|---|
-//! | [`Fixed`] | [p̄₁ − p̄₂ ; e] | 6 | (71) |
-//! | [`Revolute`] | [p̄₁ − p̄₂ ; [e]₁₋₂] | 5 | (72) |
-//! | [`Spherical`] | p̄₁ − p̄₂ | 3 | (75) |
-//! | [`Prismatic`] | [[R̄₁ᵀ(p̄₂ − p̄₁)]₁₋₂ ; e] | 5 | (79) |
+//! | [`Fixed`] | `[p̄₁ − p̄₂ ; e]` | 6 | (71) |
+//! | [`Revolute`] | `[p̄₁ − p̄₂ ; [e]₁₋₂]` | 5 | (72) |
+//! | [`Spherical`] | `p̄₁ − p̄₂` | 3 | (75) |
+//! | [`Prismatic`] | `[[R̄₁ᵀ(p̄₂ − p̄₁)]₁₋₂ ; e]` | 5 | (79) |
 //!
 //! The revolute axis and the prismatic slide axis are the joint frames' z axis. The
 //! joint angle θ_rev = e₃ (73) and the slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) — the
@@ -46,7 +46,7 @@
 //! near e = 0, where everything is smooth.
 //!
 //! # Errors
-//! Constructors return [`crate::xpbd::XpbdError`]: `InvalidOption` for two world sides
+//! Constructors return [`crate::xpbd::XpbdError`]: `InvalidJoint` for two world sides
 //! or one body twice (and a compliance vector of the wrong length), `NonFinite` /
 //! `Lie` for an invalid frame, `BadCompliance` for a negative or non-finite compliance.
 //! A joint naming a body that is not in the world is rejected by

@@ -53,7 +53,7 @@ impl<T: Real, G: LieGroup<T>> Revolute<T, G> {
     /// coordinates (Section 5.2.1). The hinge axis is the joint frames' z axis.
     ///
     /// # Errors
-    /// As [`JointAttachments::new`]: [`XpbdError::InvalidOption`] if both bodies are
+    /// As [`JointAttachments::new`]: [`XpbdError::InvalidJoint`] if both bodies are
     /// `None` or equal; [`XpbdError::NonFinite`] / [`XpbdError::Lie`] for an invalid
     /// frame.
     pub fn new(
@@ -72,7 +72,7 @@ impl<T: Real, G: LieGroup<T>> Revolute<T, G> {
     /// 4–5; 0 = hard).
     ///
     /// # Errors
-    /// [`XpbdError::InvalidOption`] unless exactly 5 values are given;
+    /// [`XpbdError::InvalidJoint`] unless exactly 5 values are given;
     /// [`XpbdError::BadCompliance`] for a negative or non-finite value.
     pub fn with_compliance(mut self, compliance: &[T]) -> Result<Self, XpbdError> {
         self.compliance = validated_compliance(&self.name(), compliance)?;

@@ -41,7 +41,7 @@ pub struct Spherical<T: Real, G: LieGroup<T>> {
 }
 
 impl<T: Real, G: LieGroup<T>> Spherical<T, G> {
-        /// Number of rows of (75).
+    /// Number of rows of (75).
     pub const DIM: usize = 3;
 
     /// A hard (α = 0) spherical joint between `body1` at `frame1` and `body2` at
@@ -49,7 +49,7 @@ impl<T: Real, G: LieGroup<T>> Spherical<T, G> {
     /// coordinates (Section 5.2.1).
     ///
     /// # Errors
-    /// As [`JointAttachments::new`]: [`XpbdError::InvalidOption`] if both bodies are
+    /// As [`JointAttachments::new`]: [`XpbdError::InvalidJoint`] if both bodies are
     /// `None` or equal; [`XpbdError::NonFinite`] / [`XpbdError::Lie`] for an invalid
     /// frame.
     pub fn new(
@@ -67,7 +67,7 @@ impl<T: Real, G: LieGroup<T>> Spherical<T, G> {
     /// Sets the compliance of each of the 3 rows (m/N; 0 = hard).
     ///
     /// # Errors
-    /// [`XpbdError::InvalidOption`] unless exactly 3 values are given;
+    /// [`XpbdError::InvalidJoint`] unless exactly 3 values are given;
     /// [`XpbdError::BadCompliance`] for a negative or non-finite value.
     pub fn with_compliance(mut self, compliance: &[T]) -> Result<Self, XpbdError> {
         self.compliance = validated_compliance(&self.name(), compliance)?;

@@ -16,6 +16,7 @@ pub mod so3;
 pub use error::LieError;
 pub use group::LieGroup;
 pub use matrix::SO3Matrix;
+pub use numdiff::Pose;
 pub use nalgebra::UnitQuaternion;
 pub use real::Real;
 pub use so3::{

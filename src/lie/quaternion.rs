@@ -8,7 +8,7 @@
 
 use super::error::LieError;
 use super::group::LieGroup;
-use super::matrix::{validate_quaternion, validate_rotation_matrix};
+use super::matrix::{validate_quaternion, SO3Matrix};
 use super::real::{c, Real};
 use super::so3;
 use nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
@@ -43,7 +43,9 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
         };
         let n = v.norm();
         if n == T::zero() {
-            return Vector3::zeros();
+            // |v|² underflowed (|θ| below ~1e-154 in f64, ~1e-19 in f32) or q = ±1: then
+            // θ = 2v to within rounding, and v = 0 exactly for the identity.
+            return v * c::<T>(2.0);
         }
         v * (c::<T>(2.0) * n.atan2(w) / n)
     }
@@ -78,8 +80,12 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
     }
 
     fn from_matrix(m: &Matrix3<T>) -> Result<Self, LieError> {
-        validate_rotation_matrix(m)?;
-        Ok(UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*m)))
+        // Validated and re-orthonormalised as a matrix first; nalgebra's conversion assumes
+        // an exact rotation and does not normalise its result, so normalise it as well.
+        let r = <SO3Matrix<T> as LieGroup<T>>::from_matrix(m)?;
+        let q =
+            UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*r.matrix()));
+        Ok(UnitQuaternion::new_normalize(q.into_inner()))
     }
 
     fn from_quaternion(q: &Quaternion<T>) -> Result<Self, LieError> {

@@ -186,7 +186,7 @@ pub fn exp_matrix<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
 /// `exp_matrix(θ) = R`.
 ///
 /// `R` is assumed to be a rotation (orthonormal, det +1) to round-off; use
-/// [`crate::lie::SO3Matrix::from_matrix`] to validate untrusted input. At exactly
+/// [`crate::lie::LieGroup::from_matrix`] to validate untrusted input. At exactly
 /// |θ| = π both ±θ are valid; the one returned has a non-negative component along the
 /// largest diagonal entry of R + Rᵀ.
 pub fn log_matrix<T: Real>(r: &Matrix3<T>) -> Vector3<T> {
@@ -199,7 +199,9 @@ pub fn log_matrix<T: Real>(r: &Matrix3<T>) -> Vector3<T> {
     let theta = sin_t.atan2(cos_t);
     if theta < T::pi() - T::log_pi_window() {
         if sin_t == T::zero() {
-            return Vector3::zeros();
+            // |s|² underflowed (|θ| below ~1e-154 in f64, ~1e-19 in f32) or R = I: then
+            // θ = s to within rounding (θ/sin θ = 1), and s = 0 exactly for R = I.
+            return s;
         }
         // θ/sin θ has no cancellation for θ < π − window.
         return s * (theta / sin_t);

@@ -136,6 +136,12 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         Ok(self)
     }
 
+    /// The current pose (position, m, world; orientation, body → world).
+    #[inline]
+    pub fn pose(&self) -> crate::lie::Pose<T, G> {
+        crate::lie::Pose::new(self.position, self.orientation)
+    }
+
     /// Whether the body is fixed (infinite mass).
     #[inline]
     pub fn is_fixed(&self) -> bool {

@@ -66,6 +66,16 @@ pub enum XpbdError {
         /// What is allowed.
         reason: &'static str,
     },
+    /// A joint was set up wrongly (its bodies or its compliance vector).
+    #[error("invalid joint {field} = {value}: {reason}")]
+    InvalidJoint {
+        /// What is wrong ("joint bodies", "compliance").
+        field: &'static str,
+        /// The value given, printed.
+        value: String,
+        /// What is allowed.
+        reason: &'static str,
+    },
     /// The simulation produced a non-finite state (blow-up).
     #[error("simulation diverged at t = {time} s: body {body} has a non-finite state")]
     Diverged {

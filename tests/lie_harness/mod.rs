@@ -21,7 +21,14 @@
 //! beyond π (when allowed). Axes are uniform on the sphere, axis-aligned (±eᵢ) or diagonal
 //! ((±1, ±1, ±1)/√3).
 
-#![allow(dead_code, unused_macros, unused_imports)]
+// Each test binary uses a different subset of the harness. Strategies are generic over T
+// even when they do not depend on it, because the macros call them as `strategy::<T>()`.
+#![allow(
+    dead_code,
+    unused_macros,
+    unused_imports,
+    clippy::extra_unused_type_parameters
+)]
 
 use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Real};
@@ -171,7 +178,12 @@ impl Tracker {
     }
 
     /// Checks a boolean condition (e.g. "no NaN").
-    pub fn require(&self, label: &'static str, ok: bool, what: impl FnOnce() -> String) -> CheckResult {
+    pub fn require(
+        &self,
+        label: &'static str,
+        ok: bool,
+        what: impl FnOnce() -> String,
+    ) -> CheckResult {
         self.check(label, if ok { 0.0 } else { f64::INFINITY }, 0.0)
             .map_err(|_| TestCaseError::fail(format!("{label}: {}", what())))
     }
@@ -373,18 +385,14 @@ pub fn axis() -> BoxedStrategy<V> {
         })
         .boxed();
     let diagonal = any::<[bool; 3]>()
-        .prop_map(|s| {
-            V::from_fn(|i, _| if s[i] { -1.0 } else { 1.0 }) / 3f64.sqrt()
-        })
+        .prop_map(|s| V::from_fn(|i, _| if s[i] { -1.0 } else { 1.0 }) / 3f64.sqrt())
         .boxed();
     Union::new_weighted(vec![(16, sphere), (2, aligned), (1, diagonal)]).boxed()
 }
 
 /// Rotation vectors `angle · axis` with angles from [`angle_up_to`]`(max)`.
 pub fn rotation_vector(max: f64) -> BoxedStrategy<V> {
-    (angle_up_to(max), axis())
-        .prop_map(|(a, u)| u * a)
-        .boxed()
+    (angle_up_to(max), axis()).prop_map(|(a, u)| u * a).boxed()
 }
 
 /// Any rotation, including angle exactly π (as a rotation vector with |θ| ≤ π).
