@@ -484,9 +484,9 @@ fn check_arbitrary_input_never_panics<T: Real, G: LieGroup<T>>(
     match G::try_exp(&v) {
         // Exp of any finite vector whose norm is representable is a rotation (its angle
         // only matters mod 2π, and for |θ| ≫ 1/ε not even that, but it stays on the group).
-        // Known limitation, not asserted: for |θ| beyond √(T::MAX) (1.3e154 in f64, 1.8e19
-        // in f32) |θ|² overflows and Exp returns NaN although every entry is finite.
-        Ok(r) if v.norm().is_finite() => {
+        // For |θ| beyond √(T::MAX) (1.3e154 in f64, 1.8e19 in f32) |θ|² overflows:
+        // try_exp rejects that as NonFinite (checked below), so Ok always means finite.
+        Ok(r) => {
             t.require(
                 "try_exp finite on finite input",
                 finite_m(&r.to_matrix()),
@@ -494,10 +494,9 @@ fn check_arbitrary_input_never_panics<T: Real, G: LieGroup<T>>(
             )?;
             check_on_group::<T, G>(t, &r, &format!("try_exp({v:?})"))
         }
-        Ok(_) => Ok(()),
         Err(LieError::NonFinite { .. }) => t.require(
-            "try_exp rejects only non-finite input",
-            !finite_v(&v),
+            "try_exp rejects only non-finite input or an overflowing norm",
+            !finite_v(&v) || !v.norm().is_finite(),
             || format!("{v:?}"),
         ),
         Err(e) => Err(fail(format!("try_exp: unexpected error {e:?}"))),
@@ -509,4 +508,19 @@ group_property_tests! { check_arbitrary_input_never_panics, arbitrary_input;
     fn arbitrary_input_never_panics_matrix_f64: f64, SO3Matrix;
     fn arbitrary_input_never_panics_quaternion_f32: f32, UnitQuaternion;
     fn arbitrary_input_never_panics_quaternion_f64: f64, UnitQuaternion;
+}
+
+#[test]
+fn try_exp_rejects_overflowing_norm() {
+    // Every entry finite, but |θ|² overflows: rejected rather than a NaN rotation.
+    let v = Vector3::new(1e200_f64, 1e200, 0.0);
+    assert!(matches!(
+        <SO3Matrix<f64> as LieGroup<f64>>::try_exp(&v),
+        Err(LieError::NonFinite { .. })
+    ));
+    let v = Vector3::new(1e20_f32, 0.0, 0.0);
+    assert!(matches!(
+        <UnitQuaternion<f32> as LieGroup<f32>>::try_exp(&v),
+        Err(LieError::NonFinite { .. })
+    ));
 }

@@ -46,9 +46,10 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// The triple pendulum of Section 9.1: three 1 m boxes hinged end to end, released
-    /// from rest at --angle degrees. Writes DIR/residuals.csv, DIR/states.csv and
-    /// DIR/summary.json.
+    /// The triple pendulum of Section 9.1 (the default command).
+    ///
+    /// Three 1 m boxes hinged end to end, released from rest at --angle degrees from the
+    /// downward vertical. Writes DIR/residuals.csv, DIR/states.csv and DIR/summary.json.
     Pendulum(PendulumArgs),
 }
 
