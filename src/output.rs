@@ -629,12 +629,13 @@ pub struct ReadmeDoctests;
 #[cfg(test)]
 mod tests {
     use super::*;
+    type R<X = ()> = Result<X, Box<dyn std::error::Error>>;
     use crate::lie::SO3Matrix;
     use crate::xpbd::{BodyId, SolverOptions};
     use nalgebra::{UnitQuaternion, Vector3};
 
-    fn ball_world<T: Real, G: LieGroup<T>>() -> World<T, G> {
-        let mut w = World::new(SolverOptions::default()).unwrap();
+    fn ball_world<T: Real, G: LieGroup<T>>() -> R<World<T, G>> {
+        let mut w = World::new(SolverOptions::default())?;
         let b = Body::dynamic(
             T::one(),
             Vector3::repeat(crate::lie::real::c(0.1)),
@@ -644,14 +645,13 @@ mod tests {
                 T::zero(),
                 crate::lie::real::c(0.3),
             )),
-        )
-        .unwrap();
-        w.add_body(b).unwrap();
-        w
+        )?;
+        w.add_body(b)?;
+        Ok(w)
     }
 
-    fn read(path: &Path) -> String {
-        fs::read_to_string(path).unwrap()
+    fn read(path: &Path) -> R<String> {
+        Ok(fs::read_to_string(path)?)
     }
 
     #[test]
@@ -678,7 +678,7 @@ mod tests {
     }
 
     #[test]
-    fn table_rejects_wrong_width_and_reads_back() {
+    fn table_rejects_wrong_width_and_reads_back() -> R {
         let mut t = Table::new(["a", "b"], Precision::F64);
         assert!(t.is_empty());
         assert!(matches!(
@@ -688,39 +688,41 @@ mod tests {
                 got: 1
             })
         ));
-        t.push_row(&[1.0, 2.0]).unwrap();
-        t.push_row(&[3.0, 4.5]).unwrap();
+        t.push_row(&[1.0, 2.0])?;
+        t.push_row(&[3.0, 4.5])?;
         assert_eq!(t.len(), 2);
         assert_eq!(t.row(1), Some(&[3.0, 4.5][..]));
         assert_eq!(t.row(2), None);
         assert_eq!(t.column("b"), Some(vec![2.0, 4.5]));
         assert_eq!(t.column("c"), None);
         let mut buf = Vec::new();
-        t.write_csv(&mut buf).unwrap();
-        assert_eq!(String::from_utf8(buf).unwrap(), "a,b\n1.0,2.0\n3.0,4.5\n");
+        t.write_csv(&mut buf)?;
+        assert_eq!(String::from_utf8(buf)?, "a,b\n1.0,2.0\n3.0,4.5\n");
+        Ok(())
     }
 
     #[test]
-    fn f32_tables_print_shortest_f32() {
+    fn f32_tables_print_shortest_f32() -> R {
         let mut t = Table::new(["x"], Precision::F32);
-        t.push_row(&[f64::from(0.1f32)]).unwrap();
+        t.push_row(&[f64::from(0.1f32)])?;
         let mut buf = Vec::new();
-        t.write_csv(&mut buf).unwrap();
-        assert_eq!(String::from_utf8(buf).unwrap(), "x\n0.1\n");
+        t.write_csv(&mut buf)?;
+        assert_eq!(String::from_utf8(buf)?, "x\n0.1\n");
         assert_eq!(Precision::of::<f32>(), Precision::F32);
         assert_eq!(Precision::of::<f64>(), Precision::F64);
+        Ok(())
     }
 
-    fn recorder_counts<T: Real, G: LieGroup<T>>() {
-        let mut w = ball_world::<T, G>();
+    fn recorder_counts<T: Real, G: LieGroup<T>>() -> R {
+        let mut w = ball_world::<T, G>()?;
         assert!(matches!(
             Recorder::new(&w, 0),
             Err(OutputError::ZeroInterval)
         ));
-        let mut rec = Recorder::new(&w, 3).unwrap();
+        let mut rec = Recorder::new(&w, 3)?;
         rec.reserve(10);
         for _ in 0..10 {
-            rec.step(&mut w).unwrap();
+            rec.step(&mut w)?;
         }
         assert_eq!(rec.steps(), 10);
         assert_eq!(rec.primal_residuals().len(), 10);
@@ -729,76 +731,79 @@ mod tests {
         assert_eq!(rec.states().len(), 3);
         assert_eq!(rec.states().columns().len(), 7);
         // Third recorded row is step 9: t = 9 ms; free fall y = −g t (t + Δt)/2.
-        let row = rec.states().row(2).unwrap();
+        let row = rec.states().row(2).ok_or("no row 2")?;
         assert!((row[0] - 0.009).abs() < 1e-6);
         assert!((row[2] + 9.81 * 0.009 * 0.010 / 2.0).abs() < 1e-5);
         // Rotation vector of the (non-spinning) body stays (0, 0, 0.3).
         assert!((row[6] - 0.3).abs() < 1e-6);
         assert!(rec.step_time() > Duration::ZERO);
+        Ok(())
     }
 
     #[test]
-    fn recorder_counts_all_representations() {
-        recorder_counts::<f64, SO3Matrix<f64>>();
-        recorder_counts::<f32, SO3Matrix<f32>>();
-        recorder_counts::<f64, UnitQuaternion<f64>>();
-        recorder_counts::<f32, UnitQuaternion<f32>>();
+    fn recorder_counts_all_representations() -> R {
+        recorder_counts::<f64, SO3Matrix<f64>>()?;
+        recorder_counts::<f32, SO3Matrix<f32>>()?;
+        recorder_counts::<f64, UnitQuaternion<f64>>()?;
+        recorder_counts::<f32, UnitQuaternion<f32>>()?;
+        Ok(())
     }
 
     #[test]
-    fn recorder_keeps_rows_before_divergence() {
-        let mut w = ball_world::<f64, SO3Matrix<f64>>();
-        let mut rec = Recorder::new(&w, 1).unwrap();
+    fn recorder_keeps_rows_before_divergence() -> R {
+        let mut w = ball_world::<f64, SO3Matrix<f64>>()?;
+        let mut rec = Recorder::new(&w, 1)?;
         for _ in 0..5 {
-            rec.step(&mut w).unwrap();
+            rec.step(&mut w)?;
         }
-        w.body_mut(BodyId(0)).unwrap().velocity.x = f64::NAN;
+        w.body_mut(BodyId(0)).ok_or("no body 0")?.velocity.x = f64::NAN;
         let err = rec.step(&mut w).unwrap_err();
         assert!(matches!(err, XpbdError::Diverged { .. }));
         assert_eq!(rec.steps(), 5);
         assert_eq!(rec.residuals().len(), 5);
         assert_eq!(rec.states().len(), 5);
         assert!(rec.states().rows().flatten().all(|x| x.is_finite()));
+        Ok(())
     }
 
     #[test]
-    fn output_dir_commits_whole_files() {
-        let root = tempfile::tempdir().unwrap();
+    fn output_dir_commits_whole_files() -> R {
+        let root = tempfile::tempdir()?;
         let dir = root.path().join("a/b");
-        let mut out = OutputDir::create(&dir).unwrap();
+        let mut out = OutputDir::create(&dir)?;
         let mut t = Table::new(["t"], Precision::F64);
-        t.push_row(&[1.0]).unwrap();
-        out.stage_csv("x.csv", &t).unwrap();
-        out.stage_json("s.json", &serde_json::json!({"k": 1}))
-            .unwrap();
+        t.push_row(&[1.0])?;
+        out.stage_csv("x.csv", &t)?;
+        out.stage_json("s.json", &serde_json::json!({"k": 1}))?;
         // Nothing visible under the final names before the commit.
         assert!(!dir.join("x.csv").exists());
-        let paths = out.commit().unwrap();
+        let paths = out.commit()?;
         assert_eq!(paths, vec![dir.join("x.csv"), dir.join("s.json")]);
-        assert_eq!(read(&dir.join("x.csv")), "t\n1.0\n");
-        let v: serde_json::Value = serde_json::from_str(&read(&dir.join("s.json"))).unwrap();
+        assert_eq!(read(&dir.join("x.csv"))?, "t\n1.0\n");
+        let v: serde_json::Value = serde_json::from_str(&read(&dir.join("s.json"))?)?;
         assert_eq!(v["k"], 1);
-        let names: Vec<_> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names = fs::read_dir(&dir)?
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<Vec<_>, _>>()?;
         assert_eq!(names.len(), 2, "no temporary files left: {names:?}");
+        Ok(())
     }
 
     #[test]
-    fn output_dir_dropped_leaves_nothing() {
-        let root = tempfile::tempdir().unwrap();
-        let mut out = OutputDir::create(root.path()).unwrap();
-        out.stage_json("s.json", &[1, 2]).unwrap();
+    fn output_dir_dropped_leaves_nothing() -> R {
+        let root = tempfile::tempdir()?;
+        let mut out = OutputDir::create(root.path())?;
+        out.stage_json("s.json", &[1, 2])?;
         drop(out);
-        assert_eq!(fs::read_dir(root.path()).unwrap().count(), 0);
+        assert_eq!(fs::read_dir(root.path())?.count(), 0);
+        Ok(())
     }
 
     #[test]
-    fn output_dir_rejects_files_and_bad_names() {
-        let root = tempfile::tempdir().unwrap();
+    fn output_dir_rejects_files_and_bad_names() -> R {
+        let root = tempfile::tempdir()?;
         let file = root.path().join("f");
-        fs::write(&file, "x").unwrap();
+        fs::write(&file, "x")?;
         assert!(matches!(
             OutputDir::create(&file),
             Err(OutputError::NotADirectory { .. })
@@ -807,17 +812,18 @@ mod tests {
             OutputDir::create(file.join("sub")),
             Err(OutputError::CreateDir { .. })
         ));
-        let mut out = OutputDir::create(root.path().join("d")).unwrap();
+        let mut out = OutputDir::create(root.path().join("d"))?;
         for bad in ["", ".", "..", "a/b"] {
             assert!(matches!(
                 out.stage_json(bad, &1),
                 Err(OutputError::BadFileName { .. })
             ));
         }
+        Ok(())
     }
 
     #[test]
-    fn summary_serialises_non_finite_as_null() {
+    fn summary_serialises_non_finite_as_null() -> R {
         let s = RunSummary {
             scene: "test".into(),
             version: "0".into(),
@@ -839,9 +845,10 @@ mod tests {
             energy_final_j: 0.0,
             files: vec![],
         };
-        let v = serde_json::to_value(&s).unwrap();
+        let v = serde_json::to_value(&s)?;
         assert_eq!(v["status"], "diverged");
         assert!(v["median_primal_residual"].is_null());
         assert_eq!(v["settings"]["dt"], 0.001);
+        Ok(())
     }
 }

@@ -60,20 +60,48 @@ fn pendulum_100s_block_matrix_f64_stays_bounded_and_dissipative() {
     assert_eq!(s.steps, 100_000);
     assert!((world.time() - 100.0).abs() < 1e-9);
     // Joint drift: centres may exceed their rigid reach only by the constraint error.
-    eprintln!("reach excess {:e} m, energy gain {:e} J, max C residual {:e}, median primal {:e}", s.max_reach_excess, s.max_energy_gain, s.constraint.iter().cloned().fold(0.0, f64::max), median(&s.primal));
-    assert!(s.max_reach_excess < 1e-3, "reach exceeded by {} m", s.max_reach_excess);
+    eprintln!(
+        "reach excess {:e} m, energy gain {:e} J, max C residual {:e}, median primal {:e}",
+        s.max_reach_excess,
+        s.max_energy_gain,
+        s.constraint.iter().cloned().fold(0.0, f64::max),
+        median(&s.primal)
+    );
+    assert!(
+        s.max_reach_excess < 1e-3,
+        "reach exceeded by {} m",
+        s.max_reach_excess
+    );
     // Implicit Euler only removes energy: any gain above round-off is a bug. The
     // 1e-6 J allowance is ~1e-9 of the 300 J scale of the potential energy.
-    assert!(s.max_energy_gain < 1e-6, "energy injected: {} J", s.max_energy_gain);
+    assert!(
+        s.max_energy_gain < 1e-6,
+        "energy injected: {} J",
+        s.max_energy_gain
+    );
     assert!(s.primal.iter().chain(&s.constraint).all(|x| x.is_finite()));
 }
 
 #[test]
 fn pendulum_100s_rows_quaternion_f64_stays_bounded_and_dissipative() {
     let (_, s) = run::<f64, UnitQuaternion<f64>>(&config(100.0, SolveMode::Rows));
-    eprintln!("reach excess {:e} m, energy gain {:e} J, max C residual {:e}, median primal {:e}", s.max_reach_excess, s.max_energy_gain, s.constraint.iter().cloned().fold(0.0, f64::max), median(&s.primal));
-    assert!(s.max_reach_excess < 1e-3, "reach exceeded by {} m", s.max_reach_excess);
-    assert!(s.max_energy_gain < 1e-6, "energy injected: {} J", s.max_energy_gain);
+    eprintln!(
+        "reach excess {:e} m, energy gain {:e} J, max C residual {:e}, median primal {:e}",
+        s.max_reach_excess,
+        s.max_energy_gain,
+        s.constraint.iter().cloned().fold(0.0, f64::max),
+        median(&s.primal)
+    );
+    assert!(
+        s.max_reach_excess < 1e-3,
+        "reach exceeded by {} m",
+        s.max_reach_excess
+    );
+    assert!(
+        s.max_energy_gain < 1e-6,
+        "energy injected: {} J",
+        s.max_energy_gain
+    );
 }
 
 #[test]
@@ -81,9 +109,17 @@ fn pendulum_20s_block_f32_stays_bounded() {
     // f32 positions are only good to ~ε·|p| ≈ 3e-7 m per step; the bound allows the
     // drift that position-based velocities accumulate in single precision.
     let (_, s) = run::<f32, SO3Matrix<f32>>(&config(20.0, SolveMode::Block));
-    assert!(s.max_reach_excess < 1e-2, "reach exceeded by {} m", s.max_reach_excess);
+    assert!(
+        s.max_reach_excess < 1e-2,
+        "reach exceeded by {} m",
+        s.max_reach_excess
+    );
     let (_, s) = run::<f32, UnitQuaternion<f32>>(&config(20.0, SolveMode::Block));
-    assert!(s.max_reach_excess < 1e-2, "reach exceeded by {} m", s.max_reach_excess);
+    assert!(
+        s.max_reach_excess < 1e-2,
+        "reach exceeded by {} m",
+        s.max_reach_excess
+    );
 }
 
 fn positions_after<G: LieGroup<f64>>(seconds: f64, mode: SolveMode) -> Vec<nalgebra::Vector3<f64>> {
@@ -96,8 +132,13 @@ fn pendulum_matrix_and_quaternion_agree_after_1s_f64() {
     for mode in [SolveMode::Block, SolveMode::Rows] {
         let a = positions_after::<SO3Matrix<f64>>(1.0, mode);
         let b = positions_after::<UnitQuaternion<f64>>(1.0, mode);
-        let worst = (0..BODY_COUNT).map(|i| (a[i] - b[i]).norm()).fold(0.0, f64::max);
-        assert!(worst < 1e-9, "{mode:?}: positions differ by {worst} m after 1 s");
+        let worst = (0..BODY_COUNT)
+            .map(|i| (a[i] - b[i]).norm())
+            .fold(0.0, f64::max);
+        assert!(
+            worst < 1e-9,
+            "{mode:?}: positions differ by {worst} m after 1 s"
+        );
     }
 }
 
@@ -109,6 +150,12 @@ fn pendulum_block_solve_has_lower_residuals_than_rows() {
     let (_, rows) = run::<f64, SO3Matrix<f64>>(&config(5.0, SolveMode::Rows));
     let (pb, pr) = (median(&block.primal), median(&rows.primal));
     let (cb, cr) = (median(&block.constraint), median(&rows.constraint));
-    assert!(pb < pr, "median primal residual: block {pb:e} vs rows {pr:e}");
-    assert!(cb < cr, "median constraint residual: block {cb:e} vs rows {cr:e}");
+    assert!(
+        pb < pr,
+        "median primal residual: block {pb:e} vs rows {pr:e}"
+    );
+    assert!(
+        cb < cr,
+        "median constraint residual: block {cb:e} vs rows {cr:e}"
+    );
 }

@@ -60,7 +60,10 @@ fn one_body_world<T: Real, G: LieGroup<T>>(
         G::exp(&Vector3::new(c(0.4), c(0.1), c(-0.7))),
     )
     .unwrap()
-    .with_velocity(Vector3::new(c(1.0), c(0.0), c(-2.0)), Vector3::new(c(3.0), c(-1.0), c(0.5)))
+    .with_velocity(
+        Vector3::new(c(1.0), c(0.0), c(-2.0)),
+        Vector3::new(c(3.0), c(-1.0), c(0.5)),
+    )
     .unwrap();
     let id = w.add_body(b).unwrap();
     w.add_constraint(PinPosition {
@@ -94,7 +97,10 @@ fn compliant_linear_constraint_satisfies_c_plus_alpha_tilde_lambda_f64() {
     let (mut w, id) = one_body_world::<f64, SO3Matrix<f64>>(SolveMode::Block, 1e-6);
     w.step().unwrap();
     let p = w.body(id).unwrap().position;
-    assert!(p.norm() > 1e-3, "a compliant constraint must not be met exactly");
+    assert!(
+        p.norm() > 1e-3,
+        "a compliant constraint must not be met exactly"
+    );
     let r = w.residuals();
     assert!(r.constraint < 1e-15 && r.primal < 1e-14, "{r:?}");
     // Closed form: m(p − p̃) = −λ and p + α̃λ = 0 ⇒ p = m p̃/(m + 1/α̃) with α̃ = 1.
@@ -118,7 +124,15 @@ fn block_and_rows_agree_on_decoupled_rows_quaternion_f32() {
 fn free_fall<T: Real, G: LieGroup<T>>() {
     let mut w = World::<T, G>::new(SolverOptions::default()).unwrap();
     let id = w
-        .add_body(Body::dynamic(T::one(), Vector3::repeat(T::one()), Vector3::zeros(), G::identity()).unwrap())
+        .add_body(
+            Body::dynamic(
+                T::one(),
+                Vector3::repeat(T::one()),
+                Vector3::zeros(),
+                G::identity(),
+            )
+            .unwrap(),
+        )
         .unwrap();
     for _ in 0..1000 {
         w.step().unwrap();
@@ -155,10 +169,15 @@ fn principal_spin<G: LieGroup<f64>>() {
     })
     .unwrap();
     let omega = Vector3::new(0.0, 0.0, 2.0);
-    let b = Body::dynamic(1.0, Vector3::new(0.1, 0.2, 0.3), Vector3::zeros(), G::identity())
-        .unwrap()
-        .with_velocity(Vector3::zeros(), omega)
-        .unwrap();
+    let b = Body::dynamic(
+        1.0,
+        Vector3::new(0.1, 0.2, 0.3),
+        Vector3::zeros(),
+        G::identity(),
+    )
+    .unwrap()
+    .with_velocity(Vector3::zeros(), omega)
+    .unwrap();
     let id = w.add_body(b).unwrap();
     for _ in 0..500 {
         w.step().unwrap();
@@ -166,7 +185,11 @@ fn principal_spin<G: LieGroup<f64>>() {
     let body = w.body(id).unwrap();
     // ω = (R ⊟ Rⁿ)/h: Rⁿᵀ R is a product of O(1) entries with absolute error ~ε, so ω
     // carries an absolute error ~10ε/h = 2.2e-12 rad/s at h = 1e-3 s.
-    assert_relative_eq!(body.angular_velocity, omega, epsilon = 100.0 * f64::EPSILON / 1e-3);
+    assert_relative_eq!(
+        body.angular_velocity,
+        omega,
+        epsilon = 100.0 * f64::EPSILON / 1e-3
+    );
     let expected = G::exp(&(omega * 0.5));
     assert!(body.orientation.boxminus(&expected).norm() < 1e-12);
 }
@@ -192,10 +215,15 @@ fn gyroscopic_term_changes_spin_about_intermediate_axis_f64() {
     })
     .unwrap();
     let w0 = Vector3::new(1e-3, 5.0, 1e-3);
-    let b = Body::dynamic(1.0, Vector3::new(0.1, 0.2, 0.3), Vector3::zeros(), SO3Matrix::identity())
-        .unwrap()
-        .with_velocity(Vector3::zeros(), w0)
-        .unwrap();
+    let b = Body::dynamic(
+        1.0,
+        Vector3::new(0.1, 0.2, 0.3),
+        Vector3::zeros(),
+        SO3Matrix::identity(),
+    )
+    .unwrap()
+    .with_velocity(Vector3::zeros(), w0)
+    .unwrap();
     let id = w.add_body(b).unwrap();
     // Growth rate ω√((I₂−I₁)(I₃−I₂)/(I₁I₃)) ≈ 2.9/s: a 1e-3 perturbation reaches O(1)
     // well within 5 s, and the spin about y reverses.
@@ -204,7 +232,10 @@ fn gyroscopic_term_changes_spin_about_intermediate_axis_f64() {
         w.step().unwrap();
         min_wy = min_wy.min(w.body(id).unwrap().angular_velocity.y);
     }
-    assert!(min_wy < 0.0, "intermediate-axis spin never reversed: min ω_y = {min_wy}");
+    assert!(
+        min_wy < 0.0,
+        "intermediate-axis spin never reversed: min ω_y = {min_wy}"
+    );
 }
 
 #[test]
@@ -225,14 +256,22 @@ fn bad_body_input_is_a_typed_error() {
     ));
     assert_eq!(
         Body::dynamic(1.0, Vector3::new(1.0, 0.0, 1.0), z, r).unwrap_err(),
-        XpbdError::NonPositiveInertia { axis: 1, value: 0.0 }
+        XpbdError::NonPositiveInertia {
+            axis: 1,
+            value: 0.0
+        }
     );
     assert!(matches!(
         Body::dynamic(1.0, Vector3::new(1.0, 1.0, -2.0), z, r),
         Err(XpbdError::NonPositiveInertia { axis: 2, .. })
     ));
     assert!(matches!(
-        Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::new(0.0, f64::INFINITY, 0.0), r),
+        Body::dynamic(
+            1.0,
+            Vector3::repeat(1.0),
+            Vector3::new(0.0, f64::INFINITY, 0.0),
+            r
+        ),
         Err(XpbdError::NonFinite { .. })
     ));
     let b = Body::dynamic(1.0, Vector3::repeat(1.0), z, r).unwrap();
@@ -240,7 +279,9 @@ fn bad_body_input_is_a_typed_error() {
         b.with_velocity(Vector3::new(f64::NAN, 0.0, 0.0), z),
         Err(XpbdError::NonFinite { .. })
     ));
-    let msg = Body::dynamic(-1.0, Vector3::repeat(1.0), z, r).unwrap_err().to_string();
+    let msg = Body::dynamic(-1.0, Vector3::repeat(1.0), z, r)
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("mass") && msg.contains("-1"), "{msg}");
 }
 
@@ -251,9 +292,27 @@ fn bad_solver_options_are_typed_errors() {
     for (opts, name) in [
         (SolverOptions { dt: 0.0, ..base }, "dt"),
         (SolverOptions { dt: -1e-3, ..base }, "dt"),
-        (SolverOptions { dt: f64::NAN, ..base }, "dt"),
-        (SolverOptions { substeps: 0, ..base }, "substeps"),
-        (SolverOptions { iterations: 0, ..base }, "iterations"),
+        (
+            SolverOptions {
+                dt: f64::NAN,
+                ..base
+            },
+            "dt",
+        ),
+        (
+            SolverOptions {
+                substeps: 0,
+                ..base
+            },
+            "substeps",
+        ),
+        (
+            SolverOptions {
+                iterations: 0,
+                ..base
+            },
+            "iterations",
+        ),
     ] {
         match W::new(opts) {
             Err(XpbdError::InvalidOption { name: n, .. }) => assert_eq!(n, name),
@@ -261,7 +320,10 @@ fn bad_solver_options_are_typed_errors() {
         }
     }
     assert!(matches!(
-        W::new(SolverOptions { gravity: Vector3::new(0.0, f64::NAN, 0.0), ..base }),
+        W::new(SolverOptions {
+            gravity: Vector3::new(0.0, f64::NAN, 0.0),
+            ..base
+        }),
         Err(XpbdError::NonFinite { .. })
     ));
 }
@@ -270,21 +332,45 @@ fn bad_solver_options_are_typed_errors() {
 fn bad_constraints_are_typed_errors() {
     let mut w = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
     let err = w
-        .add_constraint(PinPosition { body: BodyId(3), target: Vector3::zeros(), compliance: 0.0 })
+        .add_constraint(PinPosition {
+            body: BodyId(3),
+            target: Vector3::zeros(),
+            compliance: 0.0,
+        })
         .unwrap_err();
     assert_eq!(
         err,
-        XpbdError::UnknownBody { constraint: "pin".into(), body: 3, count: 0 }
+        XpbdError::UnknownBody {
+            constraint: "pin".into(),
+            body: 3,
+            count: 0
+        }
     );
     let id = w
-        .add_body(Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::zeros(), SO3Matrix::identity()).unwrap())
+        .add_body(
+            Body::dynamic(
+                1.0,
+                Vector3::repeat(1.0),
+                Vector3::zeros(),
+                SO3Matrix::identity(),
+            )
+            .unwrap(),
+        )
         .unwrap();
     assert!(matches!(
-        w.add_constraint(PinPosition { body: id, target: Vector3::zeros(), compliance: -1.0 }),
+        w.add_constraint(PinPosition {
+            body: id,
+            target: Vector3::zeros(),
+            compliance: -1.0
+        }),
         Err(XpbdError::BadCompliance { row: 0, .. })
     ));
     assert!(matches!(
-        w.add_constraint(PinPosition { body: id, target: Vector3::zeros(), compliance: f64::NAN }),
+        w.add_constraint(PinPosition {
+            body: id,
+            target: Vector3::zeros(),
+            compliance: f64::NAN
+        }),
         Err(XpbdError::BadCompliance { .. })
     ));
 }
@@ -293,7 +379,15 @@ fn bad_constraints_are_typed_errors() {
 fn non_finite_force_is_reported_as_divergence_not_a_panic() {
     let mut w = World::<f64, UnitQuaternion<f64>>::new(SolverOptions::default()).unwrap();
     let id = w
-        .add_body(Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::zeros(), UnitQuaternion::identity()).unwrap())
+        .add_body(
+            Body::dynamic(
+                1.0,
+                Vector3::repeat(1.0),
+                Vector3::zeros(),
+                UnitQuaternion::identity(),
+            )
+            .unwrap(),
+        )
         .unwrap();
     w.step().unwrap();
     w.body_mut(id).unwrap().force = Vector3::new(f64::NAN, 0.0, 0.0);
@@ -309,7 +403,13 @@ fn non_finite_force_is_reported_as_divergence_not_a_panic() {
 #[test]
 fn adding_a_non_finite_body_is_rejected() {
     let mut w = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
-    let mut b = Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::zeros(), SO3Matrix::identity()).unwrap();
+    let mut b = Body::dynamic(
+        1.0,
+        Vector3::repeat(1.0),
+        Vector3::zeros(),
+        SO3Matrix::identity(),
+    )
+    .unwrap();
     b.torque = Vector3::new(0.0, 0.0, f64::INFINITY);
     assert!(matches!(w.add_body(b), Err(XpbdError::NonFinite { .. })));
 }

@@ -131,8 +131,7 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
     }
 
     fn to_quaternion(&self) -> Quaternion<T> {
-        UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(self.m))
-            .into_inner()
+        UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(self.m)).into_inner()
     }
 
     fn from_matrix(m: &Matrix3<T>) -> Result<Self, LieError> {

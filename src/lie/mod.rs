@@ -16,8 +16,8 @@ pub mod so3;
 pub use error::LieError;
 pub use group::LieGroup;
 pub use matrix::SO3Matrix;
-pub use numdiff::Pose;
 pub use nalgebra::UnitQuaternion;
+pub use numdiff::Pose;
 pub use real::Real;
 pub use so3::{
     exp_matrix, hat, log_matrix, right_jacobian, right_jacobian_derivative_contraction,

@@ -68,7 +68,11 @@ impl PendulumConfig {
             })
         };
         if !(self.seconds.is_finite() && self.seconds > 0.0) {
-            return bad("seconds", self.seconds.to_string(), "must be positive and finite");
+            return bad(
+                "seconds",
+                self.seconds.to_string(),
+                "must be positive and finite",
+            );
         }
         if !(self.dt.is_finite() && self.dt > 0.0) {
             return bad("dt", self.dt.to_string(), "must be positive and finite");

@@ -13,7 +13,9 @@ pub enum XpbdError {
         mass: f64,
     },
     /// Principal moments of inertia must be strictly positive and finite (kg·m²).
-    #[error("principal inertia must be positive and finite, got {value} kg·m² about body axis {axis}")]
+    #[error(
+        "principal inertia must be positive and finite, got {value} kg·m² about body axis {axis}"
+    )]
     NonPositiveInertia {
         /// Body axis index (0 = x, 1 = y, 2 = z).
         axis: usize,
@@ -47,7 +49,9 @@ pub enum XpbdError {
         max: usize,
     },
     /// Compliance must be finite and ≥ 0.
-    #[error("constraint '{constraint}' row {row}: compliance must be finite and >= 0, got {value}")]
+    #[error(
+        "constraint '{constraint}' row {row}: compliance must be finite and >= 0, got {value}"
+    )]
     BadCompliance {
         /// Constraint name.
         constraint: String,

@@ -162,7 +162,13 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// # Errors
     /// [`XpbdError::NonFinite`] if the body's state is not finite.
     pub fn add_body(&mut self, body: Body<T, G>) -> Result<BodyId, XpbdError> {
-        if !body.is_finite() || !body.force.iter().chain(body.torque.iter()).all(|x| x.is_finite()) {
+        if !body.is_finite()
+            || !body
+                .force
+                .iter()
+                .chain(body.torque.iter())
+                .all(|x| x.is_finite())
+        {
             return Err(XpbdError::NonFinite {
                 what: format!("body {} state", self.bodies.len()),
             });
@@ -327,7 +333,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 
     fn evaluate(&mut self, k: usize) {
         self.eval.clear();
-        self.slots[k].constraint.evaluate(&self.bodies, &mut self.eval);
+        self.slots[k]
+            .constraint
+            .evaluate(&self.bodies, &mut self.eval);
     }
 
     /// 𝓜⁻¹ diagonal of body slot `s` of constraint `k` (zero for world/fixed).
@@ -457,8 +465,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             self.evaluate(k);
             let slot = &self.slots[k];
             for j in 0..slot.dim {
-                let r = self.eval.value[j]
-                    + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
+                let r =
+                    self.eval.value[j] + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
                 csq += r * r;
             }
             for s in 0..MAX_BODIES {
@@ -469,7 +477,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 }
             }
         }
-        let psq = primal.iter().fold(T::zero(), |acc, r| acc + r.norm_squared());
+        let psq = primal
+            .iter()
+            .fold(T::zero(), |acc, r| acc + r.norm_squared());
         Residuals {
             primal: psq.sqrt(),
             constraint: csq.sqrt(),
