@@ -116,6 +116,10 @@ struct Slot<T: Real, G: LieGroup<T>> {
     dim: usize,
     bounded: bool,
     bodies: [Option<usize>; MAX_BODIES],
+    // Cached per row at insertion (a boxed constraint cannot change afterwards).
+    compliance: SVector<T, MAX_ROWS>,
+    lambda_lo: SVector<T, MAX_ROWS>,
+    lambda_hi: SVector<T, MAX_ROWS>,
 }
 
 /// A simulation: bodies, constraints and solver options.
@@ -221,6 +225,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             }
         }
         let mut bounded = false;
+        let mut compliance = SVector::zeros();
+        let mut lambda_lo = SVector::zeros();
+        let mut lambda_hi = SVector::zeros();
         for row in 0..dim {
             let a = constraint.compliance(row);
             if !(a.is_finite() && a >= T::zero()) {
@@ -231,7 +238,17 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 });
             }
             let (lo, hi) = constraint.lambda_bounds(row);
+            if !(lo <= T::zero() && hi >= T::zero()) {
+                return Err(XpbdError::InvalidOption {
+                    name: "lambda_bounds",
+                    value: format!("({lo}, {hi}) for row {row} of '{}'", constraint.name()),
+                    reason: "bounds on λ must satisfy lo <= 0 <= hi",
+                });
+            }
             bounded |= lo.is_finite() || hi.is_finite();
+            compliance[row] = a;
+            lambda_lo[row] = lo;
+            lambda_hi[row] = hi;
         }
         self.slots.push(Slot {
             constraint,
@@ -239,6 +256,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             dim,
             bounded,
             bodies,
+            compliance,
+            lambda_lo,
+            lambda_hi,
         });
         Ok(ConstraintId(self.slots.len() - 1))
     }
@@ -332,7 +352,10 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     }
 
     fn evaluate(&mut self, k: usize) {
-        self.eval.clear();
+        self.eval.value.fill(T::zero());
+        for g in &mut self.eval.gradient {
+            g.fill(T::zero());
+        }
         self.slots[k]
             .constraint
             .evaluate(&self.bodies, &mut self.eval);
@@ -365,7 +388,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         for j in 0..dim {
             self.evaluate(k);
             let slot = &self.slots[k];
-            let alpha = slot.constraint.compliance(j) * inv_h2;
+            let alpha = slot.compliance[j] * inv_h2;
             let mut denom = alpha;
             let mut rows = [SVector::<T, 6>::zeros(); MAX_BODIES];
             for (s, m) in masses.iter().enumerate() {
@@ -379,8 +402,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             }
             let lambda = slot.lambda[j];
             let mut dl = (-self.eval.value[j] - alpha * lambda) / denom;
-            let (lo, hi) = slot.constraint.lambda_bounds(j);
-            let new = (lambda + dl).max(lo).min(hi);
+            let new = (lambda + dl).max(slot.lambda_lo[j]).min(slot.lambda_hi[j]);
             dl = new - lambda;
             self.slots[k].lambda[j] = new;
             for (s, m) in masses.iter().enumerate() {
@@ -394,40 +416,36 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// Block projection (124). Returns false if the system was not positive definite
     /// (e.g. redundant rows), in which case nothing was changed.
     fn project_block(&mut self, k: usize, inv_h2: T) -> bool {
-        let dim = self.slots[k].dim;
+        let n = self.slots[k].dim;
         let masses = [self.inv_mass_diag(k, 0), self.inv_mass_diag(k, 1)];
         if masses.iter().all(|m| m.is_none()) {
             return true;
         }
         self.evaluate(k);
         let slot = &self.slots[k];
+        // Lower triangle of A = Σ_b ∇C_b 𝓜_b⁻¹ ∇C_bᵀ + α̃ over the n used rows.
         let mut a = SMatrix::<T, MAX_ROWS, MAX_ROWS>::zeros();
         for (s, m) in masses.iter().enumerate() {
             if let Some((_, w)) = m {
-                let gw = self.eval.gradient[s] * SMatrix::from_diagonal(w);
-                a += gw * self.eval.gradient[s].transpose();
-            }
-        }
-        let mut rhs = SVector::<T, MAX_ROWS>::zeros();
-        for j in 0..MAX_ROWS {
-            if j < dim {
-                let alpha = slot.constraint.compliance(j) * inv_h2;
-                a[(j, j)] += alpha;
-                rhs[j] = -self.eval.value[j] - alpha * slot.lambda[j];
-            } else {
-                // Pad unused rows with the identity so the 6×6 solve stays SPD.
-                for i in 0..MAX_ROWS {
-                    a[(i, j)] = T::zero();
-                    a[(j, i)] = T::zero();
+                let g = &self.eval.gradient[s];
+                for i in 0..n {
+                    for j in 0..=i {
+                        let mut acc = T::zero();
+                        for c in 0..6 {
+                            acc += g[(i, c)] * w[c] * g[(j, c)];
+                        }
+                        a[(i, j)] += acc;
+                    }
                 }
-                a[(j, j)] = T::one();
             }
         }
-        let Some(chol) = a.cholesky() else {
-            return false;
-        };
-        let dl = chol.solve(&rhs);
-        if !dl.iter().all(|x| x.is_finite()) {
+        let mut dl = SVector::<T, MAX_ROWS>::zeros();
+        for j in 0..n {
+            let alpha = slot.compliance[j] * inv_h2;
+            a[(j, j)] += alpha;
+            dl[j] = -self.eval.value[j] - alpha * slot.lambda[j];
+        }
+        if !cholesky_solve_in_place(&mut a, &mut dl, n) {
             return false;
         }
         self.slots[k].lambda += dl;
@@ -496,4 +514,51 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 acc + b.kinetic_energy() - b.mass() * g.dot(&b.position)
             })
     }
+}
+
+/// Solves `A x = b` for the leading n×n block of a symmetric positive definite `A`
+/// (lower triangle used, overwritten by its Cholesky factor L), with `b` overwritten by
+/// x. Returns false, leaving `b` unusable, if a pivot is not positive relative to its
+/// diagonal entry (a singular or indefinite system, e.g. redundant constraint rows).
+fn cholesky_solve_in_place<T: Real>(
+    a: &mut SMatrix<T, MAX_ROWS, MAX_ROWS>,
+    b: &mut SVector<T, MAX_ROWS>,
+    n: usize,
+) -> bool {
+    let tiny = T::default_epsilon() * crate::lie::real::c(64.0);
+    for j in 0..n {
+        let diag = a[(j, j)];
+        let mut d = diag;
+        for k in 0..j {
+            d -= a[(j, k)] * a[(j, k)];
+        }
+        // `!(d > …)` also rejects NaN.
+        if !(d > tiny * diag.abs()) {
+            return false;
+        }
+        let l = d.sqrt();
+        a[(j, j)] = l;
+        for i in j + 1..n {
+            let mut s = a[(i, j)];
+            for k in 0..j {
+                s -= a[(i, k)] * a[(j, k)];
+            }
+            a[(i, j)] = s / l;
+        }
+    }
+    for i in 0..n {
+        let mut s = b[i];
+        for k in 0..i {
+            s -= a[(i, k)] * b[k];
+        }
+        b[i] = s / a[(i, i)];
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for k in i + 1..n {
+            s -= a[(k, i)] * b[k];
+        }
+        b[i] = s / a[(i, i)];
+    }
+    b.iter().all(|x| x.is_finite())
 }
