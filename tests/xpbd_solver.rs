@@ -413,3 +413,76 @@ fn adding_a_non_finite_body_is_rejected() {
     b.torque = Vector3::new(0.0, 0.0, f64::INFINITY);
     assert!(matches!(w.add_body(b), Err(XpbdError::NonFinite { .. })));
 }
+
+/// C = y ≥ 0: a floor as an inequality row with λ ∈ [0, ∞) (the extension point for
+/// limits and contacts).
+struct Floor {
+    body: BodyId,
+    bounds: (f64, f64),
+}
+
+impl<G: LieGroup<f64>> Constraint<f64, G> for Floor {
+    fn name(&self) -> String {
+        "floor".into()
+    }
+    fn dim(&self) -> usize {
+        1
+    }
+    fn bodies(&self) -> [Option<BodyId>; MAX_BODIES] {
+        [Some(self.body), None]
+    }
+    fn evaluate(&self, bodies: &[Body<f64, G>], out: &mut ConstraintEval<f64>) {
+        out.value[0] = bodies[self.body.0].position.y;
+        out.gradient[0][(0, 1)] = 1.0;
+    }
+    fn compliance(&self, _row: usize) -> f64 {
+        0.0
+    }
+    fn lambda_bounds(&self, _row: usize) -> (f64, f64) {
+        self.bounds
+    }
+}
+
+#[test]
+fn inequality_row_only_pushes_when_violated() {
+    let mut w = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
+    let b = Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::new(0.0, 0.05, 0.0), SO3Matrix::identity())
+        .unwrap();
+    let id = w.add_body(b).unwrap();
+    let floor = w
+        .add_constraint(Floor { body: id, bounds: (0.0, f64::INFINITY) })
+        .unwrap();
+    // Free fall while above the floor: λ stays 0, motion is unconstrained.
+    for _ in 0..50 {
+        w.step().unwrap();
+        if w.body(id).unwrap().position.y > 1e-3 {
+            assert_eq!(w.lambda(floor).unwrap()[0], 0.0);
+        }
+    }
+    // After landing the body rests on the floor (y = 0 to round-off), λ ≥ 0 holds it.
+    for _ in 0..200 {
+        w.step().unwrap();
+    }
+    let y = w.body(id).unwrap().position.y;
+    assert!(y.abs() < 1e-12, "y = {y}");
+    assert!(w.lambda(floor).unwrap()[0] > 0.0);
+    // λ = m g h² per substep for a body at rest on the floor.
+    approx::assert_relative_eq!(w.lambda(floor).unwrap()[0], 9.81e-6, epsilon = 1e-12);
+}
+
+#[test]
+fn lambda_bounds_that_exclude_zero_are_rejected() {
+    let mut w = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
+    let id = w
+        .add_body(Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::zeros(), SO3Matrix::identity()).unwrap())
+        .unwrap();
+    for bounds in [(1.0, 2.0), (-2.0, -1.0), (f64::NAN, 1.0), (1.0, -1.0)] {
+        assert!(
+            matches!(
+                w.add_constraint(Floor { body: id, bounds }),
+                Err(XpbdError::InvalidOption { name: "lambda_bounds", .. })
+            ),
+            "{bounds:?}"
+        );
+    }
+}
