@@ -19,3 +19,9 @@ pub mod lie;
 pub mod output;
 pub mod scenes;
 pub mod xpbd;
+
+/// The code blocks of README.md, compiled and run as doc tests by `cargo test` so the
+/// README's library example cannot rot. (Only exists under `cfg(doctest)`.)
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

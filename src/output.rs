@@ -620,12 +620,6 @@ impl OutputDir {
     }
 }
 
-/// The code blocks of README.md, compiled and run as doc tests by `cargo test` so the
-/// README's library example cannot rot. (Only exists under `cfg(doctest)`.)
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
-
 #[cfg(test)]
 mod tests {
     use super::*;

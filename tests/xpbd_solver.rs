@@ -446,11 +446,19 @@ impl<G: LieGroup<f64>> Constraint<f64, G> for Floor {
 #[test]
 fn inequality_row_only_pushes_when_violated() {
     let mut w = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
-    let b = Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::new(0.0, 0.05, 0.0), SO3Matrix::identity())
-        .unwrap();
+    let b = Body::dynamic(
+        1.0,
+        Vector3::repeat(1.0),
+        Vector3::new(0.0, 0.05, 0.0),
+        SO3Matrix::identity(),
+    )
+    .unwrap();
     let id = w.add_body(b).unwrap();
     let floor = w
-        .add_constraint(Floor { body: id, bounds: (0.0, f64::INFINITY) })
+        .add_constraint(Floor {
+            body: id,
+            bounds: (0.0, f64::INFINITY),
+        })
         .unwrap();
     // Free fall while above the floor: λ stays 0, motion is unconstrained.
     for _ in 0..50 {
@@ -474,13 +482,24 @@ fn inequality_row_only_pushes_when_violated() {
 fn lambda_bounds_that_exclude_zero_are_rejected() {
     let mut w = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
     let id = w
-        .add_body(Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::zeros(), SO3Matrix::identity()).unwrap())
+        .add_body(
+            Body::dynamic(
+                1.0,
+                Vector3::repeat(1.0),
+                Vector3::zeros(),
+                SO3Matrix::identity(),
+            )
+            .unwrap(),
+        )
         .unwrap();
     for bounds in [(1.0, 2.0), (-2.0, -1.0), (f64::NAN, 1.0), (1.0, -1.0)] {
         assert!(
             matches!(
                 w.add_constraint(Floor { body: id, bounds }),
-                Err(XpbdError::InvalidOption { name: "lambda_bounds", .. })
+                Err(XpbdError::InvalidOption {
+                    name: "lambda_bounds",
+                    ..
+                })
             ),
             "{bounds:?}"
         );
