@@ -505,3 +505,49 @@ fn lambda_bounds_that_exclude_zero_are_rejected() {
         );
     }
 }
+
+#[test]
+fn constraint_between_fixed_bodies_only_is_rejected() {
+    let mut w = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
+    let id = w
+        .add_body(Body::fixed(Vector3::zeros(), SO3Matrix::identity()).unwrap())
+        .unwrap();
+    let err = w
+        .add_constraint(PinPosition {
+            body: id,
+            target: Vector3::zeros(),
+            compliance: 0.0,
+        })
+        .unwrap_err();
+    assert_eq!(
+        err,
+        XpbdError::NoDynamicBody {
+            constraint: "pin".into()
+        }
+    );
+    assert!(err.to_string().contains("no dynamic body"));
+}
+
+#[test]
+fn masses_with_non_finite_inverse_are_rejected() {
+    let z = Vector3::<f64>::zeros();
+    let r = SO3Matrix::<f64>::identity();
+    // Subnormal: positive and finite, but 1/m overflows.
+    assert!(matches!(
+        Body::dynamic(1e-320, Vector3::repeat(1.0), z, r),
+        Err(XpbdError::NonPositiveMass { .. })
+    ));
+    assert!(matches!(
+        Body::dynamic(1.0, Vector3::new(1.0, 1e-320, 1.0), z, r),
+        Err(XpbdError::NonPositiveInertia { axis: 1, .. })
+    ));
+    assert!(matches!(
+        Body::dynamic(
+            1e-40_f32,
+            Vector3::repeat(1.0_f32),
+            Vector3::zeros(),
+            SO3Matrix::<f32>::identity()
+        ),
+        Err(XpbdError::NonPositiveMass { .. })
+    ));
+}

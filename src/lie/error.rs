@@ -14,6 +14,13 @@ pub enum LieError {
         /// quaternions).
         index: usize,
     },
+    /// Every entry is finite, but the norm overflows (|θ| above ~1.3e154 rad in f64,
+    /// ~1.8e19 rad in f32).
+    #[error("{what} is too large: its norm overflows")]
+    NormOverflow {
+        /// Which input (e.g. "rotation vector").
+        what: &'static str,
+    },
     /// A matrix passed as a rotation is not orthogonal within tolerance.
     #[error(
         "matrix is not a rotation: ‖RᵀR − I‖_F = {deviation:e} exceeds the tolerance {tolerance:e}"

@@ -74,14 +74,14 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     /// Exp with input validation.
     ///
     /// # Errors
-    /// [`LieError::NonFinite`] if any component of θ is NaN or ±∞, or if |θ| overflows.
+    /// [`LieError::NonFinite`] if any component of θ is NaN or ±∞;
+    /// [`LieError::NormOverflow`] if |θ| overflows.
     fn try_exp(theta: &Vector3<T>) -> Result<Self, LieError> {
         check_finite("rotation vector", theta.iter())?;
         if !theta.norm().is_finite() {
             // |θ|² overflows above ~1.3e154 rad (f64) / ~1.8e19 rad (f32).
-            return Err(LieError::NonFinite {
-                what: "rotation vector norm (overflows)",
-                index: 0,
+            return Err(LieError::NormOverflow {
+                what: "rotation vector",
             });
         }
         Ok(Self::exp(theta))

@@ -67,13 +67,19 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         position: Vector3<T>,
         orientation: G,
     ) -> Result<Self, XpbdError> {
-        if !(mass.is_finite() && mass > T::zero()) {
+        // 1/m and 1/I must be finite and non-zero too (rejects subnormal masses, whose
+        // inverse overflows, and masses so large that 1/m underflows to 0).
+        let finite_inverse = |x: T| {
+            let inv = T::one() / x;
+            inv.is_finite() && inv > T::zero()
+        };
+        if !(mass.is_finite() && mass > T::zero() && finite_inverse(mass)) {
             return Err(XpbdError::NonPositiveMass {
                 mass: mass.to_f64(),
             });
         }
         for (axis, &value) in inertia.iter().enumerate() {
-            if !(value.is_finite() && value > T::zero()) {
+            if !(value.is_finite() && value > T::zero() && finite_inverse(value)) {
                 return Err(XpbdError::NonPositiveInertia {
                     axis,
                     value: value.to_f64(),

@@ -7,7 +7,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum XpbdError {
     /// A dynamic body needs a strictly positive, finite mass (kg).
-    #[error("body mass must be positive and finite, got {mass} kg")]
+    #[error("body mass must be positive and finite with a finite inverse, got {mass} kg")]
     NonPositiveMass {
         /// The mass given (kg).
         mass: f64,
@@ -37,6 +37,12 @@ pub enum XpbdError {
         body: usize,
         /// Number of bodies in the world.
         count: usize,
+    },
+    /// A constraint whose bodies are all fixed or the world: nothing it could move.
+    #[error("constraint '{constraint}' has no dynamic body: both sides are fixed bodies or the world, so it can never be satisfied by the solver")]
+    NoDynamicBody {
+        /// Constraint name.
+        constraint: String,
     },
     /// A constraint declared a dimension outside 1..=MAX_ROWS.
     #[error("constraint '{constraint}' has {dim} rows; supported are 1 to {max}")]

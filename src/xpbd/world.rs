@@ -186,6 +186,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// # Errors
     /// [`XpbdError::BadDimension`] unless 1 ≤ dim ≤ [`MAX_ROWS`];
     /// [`XpbdError::UnknownBody`] if it names a body not in the world;
+    /// [`XpbdError::NoDynamicBody`] if every body it names is fixed (or the world);
+    /// [`XpbdError::InvalidOption`] (`lambda_bounds`) unless lo ≤ 0 ≤ hi for every row;
     /// [`XpbdError::BadCompliance`] for a negative or non-finite compliance.
     pub fn add_constraint<C: Constraint<T, G> + 'static>(
         &mut self,
@@ -223,6 +225,11 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 }
                 bodies[k] = Some(*b);
             }
+        }
+        if !bodies.iter().flatten().any(|&b| !self.bodies[b].is_fixed()) {
+            return Err(XpbdError::NoDynamicBody {
+                constraint: constraint.name(),
+            });
         }
         let mut bounded = false;
         let mut compliance = SVector::zeros();
@@ -461,7 +468,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// Primal and constraint residuals (51)–(52) at the current state, with the λ and
     /// inertial predictions of the last substep. Before the first step both are
     /// computed with λ = 0 and x̃ = x.
-    pub fn residuals(&mut self) -> Residuals<T> {
+    pub fn residuals(&self) -> Residuals<T> {
         let h = self.options.substep_dt();
         let inv_h2 = T::one() / (h * h);
         // 𝓜(x ⊟ x̃) per body, then subtract ∇Cᵀλ.
@@ -479,18 +486,18 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             })
             .collect();
         let mut csq = T::zero();
-        for k in 0..self.slots.len() {
-            self.evaluate(k);
-            let slot = &self.slots[k];
+        let mut eval = ConstraintEval::default();
+        for slot in &self.slots {
+            eval.clear();
+            slot.constraint.evaluate(&self.bodies, &mut eval);
             for j in 0..slot.dim {
-                let r =
-                    self.eval.value[j] + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
+                let r = eval.value[j] + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
                 csq += r * r;
             }
             for s in 0..MAX_BODIES {
                 if let Some(b) = slot.bodies[s] {
                     if !self.bodies[b].is_fixed() {
-                        primal[b] -= self.eval.gradient[s].tr_mul(&slot.lambda);
+                        primal[b] -= eval.gradient[s].tr_mul(&slot.lambda);
                     }
                 }
             }
