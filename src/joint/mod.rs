@@ -28,6 +28,15 @@
 //! variables of joint limits (74) — come with their gradients from
 //! [`JointKinematics`].
 //!
+//! # Structure
+//! All four joints are one generic type, [`VectorJoint`]`<T, G, K>`: the two
+//! [`JointAttachments`], a compliance per row, the constructors and the
+//! [`crate::xpbd::Constraint`] impl. What differs is the zero-sized [`JointKind`] marker
+//! `K` ([`FixedKind`], [`RevoluteKind`], [`SphericalKind`], [`PrismaticKind`]), which
+//! gives the name, the number of rows and [`JointKind::write`]. [`Fixed`],
+//! [`Revolute`], [`Spherical`] and [`Prismatic`] are aliases of `VectorJoint` with
+//! these markers, and carry each joint's documentation.
+//!
 //! # Gradients
 //! Every joint implements [`crate::xpbd::Constraint`] and writes, per body, the n×6
 //! block `[∂C/∂p | D_R C]` of (59) (world-frame position perturbations, body-frame
@@ -59,11 +68,13 @@ pub mod kinematics;
 pub mod prismatic;
 pub mod revolute;
 pub mod spherical;
+pub mod vector;
 
 pub use attachments::JointAttachments;
-pub use fixed::Fixed;
+pub use fixed::{Fixed, FixedKind};
 pub use frame::JointFrame;
 pub use kinematics::{Block3, JointKinematics};
-pub use prismatic::Prismatic;
-pub use revolute::Revolute;
-pub use spherical::Spherical;
+pub use prismatic::{Prismatic, PrismaticKind};
+pub use revolute::{Revolute, RevoluteKind};
+pub use spherical::{Spherical, SphericalKind};
+pub use vector::{JointKind, JointRows, VectorJoint};

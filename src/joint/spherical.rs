@@ -1,9 +1,8 @@
 //! [`Spherical`]: the vector spherical (ball) joint (75), paper Section 5.4.
 
-use super::attachments::{validated_compliance, write_missing, write_rows, JointAttachments};
-use super::frame::JointFrame;
+use super::kinematics::JointKinematics;
+use super::vector::{JointKind, JointRows, VectorJoint};
 use crate::lie::{LieGroup, Real};
-use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES};
 
 /// A spherical (ball) joint: the joint origins coincide; all rotations are free (75):
 ///
@@ -18,7 +17,8 @@ use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIE
 /// ```
 ///
 /// The joint frames' rotations do not enter (75); they define the swing/twist axes of
-/// spherical limits (76)–(78).
+/// spherical limits (76)–(78). Compliance (see [`VectorJoint::with_compliance`]): m/N
+/// for all 3 rows.
 ///
 /// ```
 /// use lie_xpbd::joint::{JointFrame, Spherical};
@@ -34,87 +34,18 @@ use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIE
 /// assert_eq!(ball.dim(), 3);
 /// assert_eq!(ball.name(), "spherical(2, world)");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spherical<T: Real, G: LieGroup<T>> {
-    attachments: JointAttachments<T, G>,
-    compliance: [T; 3],
-}
+pub type Spherical<T, G> = VectorJoint<T, G, SphericalKind>;
 
-impl<T: Real, G: LieGroup<T>> Spherical<T, G> {
-    /// Number of rows of (75).
-    pub const DIM: usize = 3;
+/// The [`JointKind`] of [`Spherical`]: `"spherical"`, 3 rows (75).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SphericalKind;
 
-    /// A hard (α = 0) spherical joint between `body1` at `frame1` and `body2` at
-    /// `frame2`; a `None` body is the fixed world, whose frame is then given in world
-    /// coordinates (Section 5.2.1).
-    ///
-    /// # Errors
-    /// As [`JointAttachments::new`]: [`XpbdError::InvalidJoint`] if both bodies are
-    /// `None` or equal; [`XpbdError::NonFinite`] / [`XpbdError::Lie`] for an invalid
-    /// frame.
-    pub fn new(
-        body1: Option<BodyId>,
-        frame1: JointFrame<T, G>,
-        body2: Option<BodyId>,
-        frame2: JointFrame<T, G>,
-    ) -> Result<Self, XpbdError> {
-        Ok(Self {
-            attachments: JointAttachments::new(body1, frame1, body2, frame2)?,
-            compliance: [T::zero(); 3],
-        })
-    }
+impl JointKind for SphericalKind {
+    const NAME: &'static str = "spherical";
+    const DIM: usize = 3;
 
-    /// Sets the compliance of each of the 3 rows (m/N; 0 = hard).
-    ///
-    /// # Errors
-    /// [`XpbdError::InvalidJoint`] unless exactly 3 values are given;
-    /// [`XpbdError::BadCompliance`] for a negative or non-finite value.
-    pub fn with_compliance(mut self, compliance: &[T]) -> Result<Self, XpbdError> {
-        self.compliance = validated_compliance(&self.name(), compliance)?;
-        Ok(self)
-    }
-
-    /// The two attachments (bodies and joint frames).
-    #[inline]
-    pub fn attachments(&self) -> &JointAttachments<T, G> {
-        &self.attachments
-    }
-
-    /// The compliance of every row.
-    #[inline]
-    pub fn compliances(&self) -> &[T] {
-        &self.compliance
-    }
-}
-
-impl<T: Real, G: LieGroup<T>> Constraint<T, G> for Spherical<T, G> {
-    /// `"spherical(<body 1>, <body 2>)"`, a side being a body index or `world`.
-    fn name(&self) -> String {
-        self.attachments.label("spherical")
-    }
-
-    fn dim(&self) -> usize {
-        Self::DIM
-    }
-
-    fn bodies(&self) -> [Option<BodyId>; MAX_BODIES] {
-        self.attachments.bodies()
-    }
-
-    /// Writes (75) and its gradient: rows 0–2 p̄₁ − p̄₂ (m). The block of a world side
-    /// is left zero. If a body id is not in `bodies` (impossible for a joint accepted
-    /// by [`crate::xpbd::World::add_constraint`]) the values are NaN.
-    fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>) {
-        let Some(k) = self.attachments.kinematics(bodies) else {
-            write_missing(out, Self::DIM);
-            return;
-        };
-        let active = self.attachments.bodies().map(|b| b.is_some());
-        let (dp, gp) = k.position_error_gradient();
-        write_rows(out, active, 0, 0..3, &dp, &gp);
-    }
-
-    fn compliance(&self, row: usize) -> T {
-        self.compliance.get(row).copied().unwrap_or_else(T::zero)
+    /// Writes (75) and its gradient: rows 0–2 p̄₁ − p̄₂ (m).
+    fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
+        rows.push(k.position_error_gradient(), 0..3);
     }
 }

@@ -539,8 +539,8 @@ fn cholesky_solve_in_place<T: Real>(
         for k in 0..j {
             d -= a[(j, k)] * a[(j, k)];
         }
-        // `!(d > …)` also rejects NaN.
-        if !(d > tiny * diag.abs()) {
+        // A non-finite pivot (NaN from bad input) is rejected too.
+        if !d.is_finite() || d <= tiny * diag.abs() {
             return false;
         }
         let l = d.sqrt();

@@ -1,0 +1,212 @@
+//! [`VectorJoint`]: the one implementation shared by the vector joints [`super::Fixed`],
+//! [`super::Revolute`], [`super::Spherical`] and [`super::Prismatic`].
+//!
+//! A vector joint is two [`JointAttachments`], a compliance per row and the
+//! [`Constraint`] plumbing around them; all that differs between joints is a name, a
+//! number of rows and how the rows are written from the [`JointKinematics`]. That part
+//! is a zero-sized [`JointKind`] marker ([`super::FixedKind`], [`super::RevoluteKind`],
+//! [`super::SphericalKind`], [`super::PrismaticKind`]); each public joint type is an
+//! alias such as `Revolute<T, G> = VectorJoint<T, G, RevoluteKind>`.
+
+use super::attachments::JointAttachments;
+use super::frame::JointFrame;
+use super::kinematics::{Block3, JointKinematics};
+use crate::lie::{LieGroup, Real};
+use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES, MAX_ROWS};
+use nalgebra::Vector3;
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::Range;
+
+/// What makes a vector joint the joint it is: its name, its number of rows and how it
+/// writes C and ∇C. Implemented by zero-sized markers, one per joint.
+pub trait JointKind: Copy + PartialEq + Send + Sync + 'static {
+    /// The joint's name in [`Constraint::name`], e.g. `"revolute"`.
+    const NAME: &'static str;
+
+    /// Number of rows n, 1 ≤ n ≤ [`MAX_ROWS`] (checked at compile time).
+    const DIM: usize;
+
+    /// Writes the [`Self::DIM`] rows of C, in order, with their per-body gradient
+    /// blocks `[∂C/∂p | D_R C]`, from the joint kinematics `k` at the current state
+    /// (debug builds check that exactly [`Self::DIM`] rows are pushed).
+    fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>);
+}
+
+/// The output of [`JointKind::write`]: the constraint rows written so far into a cleared
+/// [`ConstraintEval`], and which sides are bodies (a fixed-world side keeps a zero
+/// gradient block).
+pub struct JointRows<'a, T: Real> {
+    out: &'a mut ConstraintEval<T>,
+    active: [bool; 2],
+    next: usize,
+}
+
+impl<T: Real> JointRows<'_, T> {
+    /// Appends the components `src` of a 3-vector quantity, given as `(value, gradient)`
+    /// with one 3×6 block per side (as returned by the [`JointKinematics`] methods), as
+    /// the next `src.len()` constraint rows.
+    #[inline]
+    pub fn push(&mut self, (value, gradient): (Vector3<T>, [Block3<T>; 2]), src: Range<usize>) {
+        let first = self.next;
+        self.next += src.len();
+        for (row, c) in (first..).zip(src) {
+            self.out.value[row] = value[c];
+            for (slot, g) in gradient.iter().enumerate() {
+                if self.active[slot] {
+                    self.out.gradient[slot].row_mut(row).copy_from(&g.row(c));
+                }
+            }
+        }
+    }
+}
+
+/// A vector joint of kind `K` between two attachments, with a compliance per row.
+///
+/// Use it through its aliases [`super::Fixed`], [`super::Revolute`],
+/// [`super::Spherical`] and [`super::Prismatic`], whose docs give the constraint, its
+/// gradient and the units of each row.
+#[derive(Clone, Copy, PartialEq)]
+pub struct VectorJoint<T: Real, G: LieGroup<T>, K: JointKind> {
+    attachments: JointAttachments<T, G>,
+    /// Compliance of rows 0..K::DIM; the remaining entries stay zero.
+    compliance: [T; MAX_ROWS],
+    kind: PhantomData<K>,
+}
+
+impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
+    /// Number of rows of the joint ([`JointKind::DIM`]).
+    pub const DIM: usize = K::DIM;
+
+    /// A hard (α = 0) joint between `body1` at `frame1` and `body2` at `frame2`; a
+    /// `None` body is the fixed world, whose frame is then given in world coordinates
+    /// (Section 5.2.1).
+    ///
+    /// # Errors
+    /// As [`JointAttachments::new`]: [`XpbdError::InvalidJoint`] if both bodies are
+    /// `None` or equal; [`XpbdError::NonFinite`] / [`XpbdError::Lie`] for an invalid
+    /// frame.
+    pub fn new(
+        body1: Option<BodyId>,
+        frame1: JointFrame<T, G>,
+        body2: Option<BodyId>,
+        frame2: JointFrame<T, G>,
+    ) -> Result<Self, XpbdError> {
+        const {
+            assert!(
+                K::DIM >= 1 && K::DIM <= MAX_ROWS,
+                "JointKind::DIM must be in 1..=MAX_ROWS"
+            )
+        };
+        Ok(Self {
+            attachments: JointAttachments::new(body1, frame1, body2, frame2)?,
+            compliance: [T::zero(); MAX_ROWS],
+            kind: PhantomData,
+        })
+    }
+
+    /// Sets the compliance of each of the [`Self::DIM`] rows, in the constraint's units
+    /// per newton (m/N for length rows, rad/(N·m) for angle rows; 0 = hard).
+    ///
+    /// # Errors
+    /// [`XpbdError::InvalidJoint`] (field `"compliance"`) unless exactly
+    /// [`Self::DIM`] values are given; [`XpbdError::BadCompliance`] naming the first
+    /// negative or non-finite row.
+    pub fn with_compliance(mut self, compliance: &[T]) -> Result<Self, XpbdError> {
+        if compliance.len() != K::DIM {
+            return Err(XpbdError::InvalidJoint {
+                field: "compliance",
+                value: format!("{} values for '{}'", compliance.len(), self.name()),
+                reason: "give exactly one compliance per constraint row",
+            });
+        }
+        if let Some((row, &a)) = compliance
+            .iter()
+            .enumerate()
+            .find(|(_, &a)| !(a.is_finite() && a >= T::zero()))
+        {
+            return Err(XpbdError::BadCompliance {
+                constraint: self.name(),
+                row,
+                value: a.to_f64(),
+            });
+        }
+        self.compliance[..K::DIM].copy_from_slice(compliance);
+        Ok(self)
+    }
+
+    /// The two attachments (bodies and joint frames).
+    #[inline]
+    pub fn attachments(&self) -> &JointAttachments<T, G> {
+        &self.attachments
+    }
+
+    /// The compliance of every row ([`Self::DIM`] values).
+    #[inline]
+    pub fn compliances(&self) -> &[T] {
+        &self.compliance[..K::DIM]
+    }
+}
+
+impl<T: Real, G: LieGroup<T>, K: JointKind> fmt::Debug for VectorJoint<T, G, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VectorJoint")
+            .field("kind", &K::NAME)
+            .field("attachments", &self.attachments)
+            .field("compliance", &self.compliances())
+            .finish()
+    }
+}
+
+impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, G, K> {
+    /// `"<kind>(<body 1>, <body 2>)"`, a side being a body index or `world`, e.g.
+    /// `"revolute(world, 0)"`.
+    fn name(&self) -> String {
+        self.attachments.label(K::NAME)
+    }
+
+    fn dim(&self) -> usize {
+        K::DIM
+    }
+
+    fn bodies(&self) -> [Option<BodyId>; MAX_BODIES] {
+        self.attachments.bodies()
+    }
+
+    /// Writes C and its gradient by [`JointKind::write`] (see the joint's docs for the
+    /// rows). The block of a world side is left zero. If a body id is not in `bodies`
+    /// (impossible for a joint accepted by [`crate::xpbd::World::add_constraint`]) the
+    /// values are NaN and the gradients zero.
+    fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>) {
+        let Some(k) = self.attachments.kinematics(bodies) else {
+            write_missing(out, K::DIM);
+            return;
+        };
+        let mut rows = JointRows {
+            out,
+            active: self.attachments.bodies().map(|b| b.is_some()),
+            next: 0,
+        };
+        K::write(&k, &mut rows);
+        debug_assert_eq!(
+            rows.next,
+            K::DIM,
+            "{} wrote a wrong number of rows",
+            K::NAME
+        );
+    }
+
+    fn compliance(&self, row: usize) -> T {
+        self.compliances().get(row).copied().unwrap_or_else(T::zero)
+    }
+}
+
+/// Marks an evaluation as failed (a body id not in the body list): NaN values in the
+/// first `dim` rows, zero gradients. The world rejects such joints in
+/// `add_constraint`, so this is reached only by calling `evaluate` by hand.
+fn write_missing<T: Real>(out: &mut ConstraintEval<T>, dim: usize) {
+    out.clear();
+    for v in out.value.iter_mut().take(dim) {
+        *v = crate::lie::real::c::<T>(f64::NAN);
+    }
+}
