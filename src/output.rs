@@ -3,7 +3,9 @@
 //!
 //! # File formats
 //! * `residuals.csv`: columns [`RESIDUAL_COLUMNS`] = `t,primal_residual,
-//!   constraint_residual,energy`: simulated time (s) at the end of a step, the primal
+//!   constraint_residual,energy`: simulated time (s) at the end of a step (see
+//!   [`step_time`]: `t0 + k·Δt` computed exactly in decimal, so `0.009`, never
+//!   `0.009000000000000001`), the primal
 //!   residual (51) and the constraint residual (52) of that step (see
 //!   [`crate::xpbd::Residuals`] for their units), and the total mechanical energy
 //!   kinetic + gravitational potential (J, [`crate::xpbd::World::energy`]).
@@ -20,9 +22,12 @@
 //! [`OutputDir`] stages every file as a hidden temporary file in the destination
 //! directory (written, flushed and synced), and only [`OutputDir::commit`] renames them
 //! to their final names. Dropping an `OutputDir` before the commit deletes whatever was
-//! staged, so an error midway leaves no partial file behind. (A rename within one
-//! directory is atomic; a crash between two renames can leave some new files next to
-//! older ones, never a truncated file.)
+//! staged, so an error midway leaves no partial file behind. The commit first checks
+//! every target (none may be a directory) and renames only if all pass, so a failure
+//! it can foresee leaves the earlier files untouched. (A rename within one directory
+//! is atomic; a rename that still fails, or a crash, between two renames can leave
+//! some new files next to older ones, never a truncated file: the error
+//! [`OutputError::Commit`] then lists the files already replaced.)
 //!
 //! # Example
 //! ```
@@ -51,6 +56,7 @@
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, World, XpbdError};
 use serde::Serialize;
+use std::collections::TryReserveError;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -125,6 +131,55 @@ pub enum OutputError {
     /// [`Recorder::new`] was asked to record every 0th step.
     #[error("the recording interval must be at least 1 step")]
     ZeroInterval,
+    /// A file to be written exists as a directory, so it cannot be replaced.
+    #[error("'{}' is a directory, so the file of that name cannot be written", path.display())]
+    TargetIsDirectory {
+        /// The path of the file to be written.
+        path: PathBuf,
+    },
+    /// Renaming a staged file to its final name failed after the targets were checked;
+    /// the files in `replaced` already hold this run's contents, the others (including
+    /// `path`) still hold whatever was there before.
+    #[error("cannot write '{}': {source}; {}", path.display(), replaced_note(replaced))]
+    Commit {
+        /// The file whose rename failed.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+        /// The files already replaced by this commit, in order.
+        replaced: Vec<PathBuf>,
+    },
+    /// [`Recorder::try_reserve`] could not allocate the memory for a run.
+    #[error(
+        "cannot allocate about {} MB to record {steps} steps and {rows} rows: {source}",
+        bytes.div_ceil(1_000_000)
+    )]
+    OutOfMemory {
+        /// Steps planned.
+        steps: u64,
+        /// Rows planned.
+        rows: u64,
+        /// Bytes requested in total (saturated at `u64::MAX`).
+        bytes: u64,
+        /// The allocator's error.
+        source: TryReserveError,
+    },
+}
+
+/// The part of [`OutputError::Commit`]'s message that says which files were replaced.
+fn replaced_note(replaced: &[PathBuf]) -> String {
+    if replaced.is_empty() {
+        "no file was replaced".into()
+    } else {
+        let names: Vec<String> = replaced
+            .iter()
+            .map(|p| format!("'{}'", p.display()))
+            .collect();
+        format!(
+            "already replaced with this run's output: {} (the other files are older)",
+            names.join(", ")
+        )
+    }
 }
 
 /// Precision at which numbers are printed: that of the simulation's scalar type.
@@ -192,8 +247,12 @@ impl Table {
     }
 
     /// Reserves room for `rows` more rows.
-    pub fn reserve(&mut self, rows: usize) {
-        self.data.reserve(rows.saturating_mul(self.columns.len()));
+    ///
+    /// # Errors
+    /// The allocator's error if the memory cannot be had (instead of aborting).
+    pub fn try_reserve(&mut self, rows: usize) -> Result<(), TryReserveError> {
+        self.data
+            .try_reserve(rows.saturating_mul(self.columns.len()))
     }
 
     /// Appends a row.
@@ -274,12 +333,74 @@ pub fn state_columns(bodies: usize) -> Vec<String> {
 
 /// Appends `t` and each body's position (m, world) and rotation vector Log(R) (rad) to
 /// `row`, in the order of [`state_columns`].
-pub fn state_row<T: Real, G: LieGroup<T>>(t: T, bodies: &[Body<T, G>], row: &mut Vec<f64>) {
-    row.push(t.to_f64());
+pub fn state_row<T: Real, G: LieGroup<T>>(t: f64, bodies: &[Body<T, G>], row: &mut Vec<f64>) {
+    row.push(t);
     for b in bodies {
         let r = b.orientation.log();
         row.extend(b.position.iter().chain(r.iter()).map(|&x| x.to_f64()));
     }
+}
+
+/// `x` as the shortest decimal that reads back to it at precision `T` (so the `f32`
+/// value nearest 0.001 gives the `f64` nearest 0.001, not 0.0010000000474974513).
+pub fn shortest_f64<T: Real>(x: T) -> f64 {
+    let wide = x.to_f64();
+    match Precision::of::<T>() {
+        Precision::F64 => wide,
+        // Lossless narrowing (the value was f32), then its shortest decimal.
+        Precision::F32 => (wide as f32).to_string().parse().unwrap_or(wide),
+    }
+}
+
+/// `x` as an exact decimal `m × 10^e`, from its shortest round-trip representation.
+fn decimal(x: f64) -> Option<(i128, i32)> {
+    if !x.is_finite() {
+        return None;
+    }
+    let s = format!("{x:e}"); // e.g. "1e-3", "-1.25e2", "0e0"
+    let (mantissa, exp) = s.split_once('e')?;
+    let exp: i32 = exp.parse().ok()?;
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let m: i128 = format!("{int}{frac}").parse().ok()?;
+    Some((m, exp - i32::try_from(frac.len()).ok()?))
+}
+
+/// Simulated time after `steps` steps of `dt` from `t0`, s: `t0 + steps·dt` computed
+/// exactly on the decimal values of `t0` and `dt` (their shortest representations, i.e.
+/// the numbers as typed) and rounded once to the nearest `f64`.
+///
+/// Repeated or multiplied binary floating point drifts (`9 × 0.001` is
+/// `0.009000000000000001` in `f64`, `0.90000004` in `f32`); this prints `0.009`, `0.3`,
+/// `4512.458` at any magnitude. It is at least as exact as rounding to a 1e-12 s grid,
+/// and unlike such a grid it also stays exact beyond t ≈ 4500 s (where 1e-12 s drops
+/// below the spacing of `f64`) and for sub-picosecond `dt`. Falls back to plain `f64`
+/// arithmetic only if the decimals do not fit in 128 bits (e.g. `dt` = 1e-300 with a
+/// non-zero `t0`).
+///
+/// ```
+/// assert_eq!(lie_xpbd::output::step_time(0.0, 9, 0.001), 0.009);
+/// assert_eq!(lie_xpbd::output::step_time(0.0, 3, 0.1), 0.3);
+/// ```
+pub fn step_time(t0: f64, steps: u64, dt: f64) -> f64 {
+    let exact = || -> Option<f64> {
+        let (m0, e0) = decimal(t0)?;
+        let (m1, e1) = decimal(dt)?;
+        let m1 = m1.checked_mul(i128::from(steps))?;
+        let e = match (m0, m1) {
+            (0, _) => e1,
+            (_, 0) => e0,
+            _ => e0.min(e1),
+        };
+        let scale = |m: i128, from: i32| -> Option<i128> {
+            if m == 0 {
+                return Some(0);
+            }
+            m.checked_mul(10i128.checked_pow(u32::try_from(from - e).ok()?)?)
+        };
+        let m = scale(m0, e0)?.checked_add(scale(m1, e1)?)?;
+        format!("{m}e{e}").parse().ok()
+    };
+    exact().unwrap_or(t0 + steps as f64 * dt)
 }
 
 /// Median of `values` (mean of the two middle values for an even count), `None` if
@@ -306,11 +427,19 @@ pub fn max(values: &[f64]) -> Option<f64> {
 /// Steps a [`World`] and records, every `every`-th step, a row of `residuals.csv` and of
 /// `states.csv`; it also keeps both residuals of every step (for medians) and the wall
 /// time spent inside [`World::step`].
+///
+/// The time `t` written with each row is [`step_time`]`(t0, k, dt)` for the k-th step
+/// since the recorder was made, where `t0` is the world's time then and `dt` its time
+/// step (both as the shortest decimals at the world's precision, so an `f32` world
+/// with Δt = 0.001 writes `0.009`, not `0.009000000427`); [`Recorder::with_time_step`]
+/// sets `dt` exactly (e.g. as given on a command line).
 #[derive(Debug, Clone)]
 pub struct Recorder {
     every: u64,
     bodies: usize,
     steps: u64,
+    t0: f64,
+    dt: f64,
     residuals: Table,
     states: Table,
     primal: Vec<f64>,
@@ -338,6 +467,8 @@ impl Recorder {
             every,
             bodies,
             steps: 0,
+            t0: shortest_f64(world.time()),
+            dt: shortest_f64(world.options().dt),
             residuals: Table::new(RESIDUAL_COLUMNS, p),
             states: Table::new(state_columns(bodies), p),
             primal: Vec::new(),
@@ -346,14 +477,47 @@ impl Recorder {
         })
     }
 
-    /// Reserves memory for a run of `steps` steps.
-    pub fn reserve(&mut self, steps: u64) {
-        let steps = usize::try_from(steps).unwrap_or(usize::MAX);
-        let rows = steps / usize::try_from(self.every).unwrap_or(usize::MAX);
-        self.residuals.reserve(rows);
-        self.states.reserve(rows);
-        self.primal.reserve(steps);
-        self.constraint.reserve(steps);
+    /// The same recorder with time step `dt` (s) for the times it writes, instead of
+    /// the world's Δt read back at the world's precision.
+    #[must_use]
+    pub fn with_time_step(mut self, dt: f64) -> Self {
+        self.dt = dt;
+        self
+    }
+
+    /// Bytes of memory one recorded row takes (both tables).
+    pub fn bytes_per_row(&self) -> u64 {
+        let values = self.residuals.columns.len() + self.states.columns.len();
+        8 * values as u64
+    }
+
+    /// Bytes of memory one step takes for its residuals (kept for every step).
+    pub const BYTES_PER_STEP: u64 = 16;
+
+    /// Reserves the memory for a run of `steps` more steps (the per-step residuals and
+    /// the rows), so that recording them allocates nothing more.
+    ///
+    /// # Errors
+    /// [`OutputError::OutOfMemory`] if the memory cannot be had; the recorder is then
+    /// unchanged but for spare capacity, and the process has not aborted.
+    pub fn try_reserve(&mut self, steps: u64) -> Result<(), OutputError> {
+        let rows = steps / self.every;
+        let bytes = steps
+            .saturating_mul(Self::BYTES_PER_STEP)
+            .saturating_add(rows.saturating_mul(self.bytes_per_row()));
+        let oom = |source| OutputError::OutOfMemory {
+            steps,
+            rows,
+            bytes,
+            source,
+        };
+        let steps_n = usize::try_from(steps).unwrap_or(usize::MAX);
+        let rows_n = usize::try_from(rows).unwrap_or(usize::MAX);
+        self.primal.try_reserve(steps_n).map_err(oom)?;
+        self.constraint.try_reserve(steps_n).map_err(oom)?;
+        self.residuals.try_reserve(rows_n).map_err(oom)?;
+        self.states.try_reserve(rows_n).map_err(oom)?;
+        Ok(())
     }
 
     /// Advances `world` by one time step and records it. Only the call to
@@ -377,11 +541,11 @@ impl Recorder {
         self.primal.push(primal);
         self.constraint.push(constraint);
         if self.steps.is_multiple_of(self.every) {
-            let t = world.time();
+            let t = self.time();
             let energy = world.energy().to_f64();
             self.residuals
                 .data
-                .extend_from_slice(&[t.to_f64(), primal, constraint, energy]);
+                .extend_from_slice(&[t, primal, constraint, energy]);
             // Exactly the bodies the table has columns for (bodies cannot be removed).
             state_row(t, &world.bodies()[..self.bodies], &mut self.states.data);
         }
@@ -396,6 +560,16 @@ impl Recorder {
     /// Steps recorded so far (successful calls to [`Recorder::step`]).
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// Simulated time after `step` recorded steps, s (see [`step_time`]).
+    pub fn time_at(&self, step: u64) -> f64 {
+        step_time(self.t0, step, self.dt)
+    }
+
+    /// Simulated time after the steps recorded so far, s (see [`step_time`]).
+    pub fn time(&self) -> f64 {
+        self.time_at(self.steps)
     }
 
     /// The `residuals.csv` table.
@@ -476,6 +650,9 @@ pub struct RunSummary<S: Serialize> {
     /// Total mechanical energy at the end of the run (after a divergence: in the last
     /// row written), J.
     pub energy_final_j: f64,
+    /// Signs that the run, although it completed, is not physically meaningful (e.g.
+    /// the joints did not hold); empty if none.
+    pub warnings: Vec<String>,
     /// Names of the files written, relative to the output directory.
     pub files: Vec<String>,
 }
@@ -524,6 +701,39 @@ impl OutputDir {
         &self.dir
     }
 
+    /// Checks that files `names` (plain file names) could be written in the directory:
+    /// none of them exists as a directory. [`OutputDir::commit`] checks again.
+    ///
+    /// # Errors
+    /// [`OutputError::BadFileName`] or [`OutputError::TargetIsDirectory`] for the first
+    /// name that fails.
+    pub fn check_targets(&self, names: &[&str]) -> Result<(), OutputError> {
+        for name in names {
+            Self::check_name(name)?;
+            Self::check_target(&self.dir.join(name))?;
+        }
+        Ok(())
+    }
+
+    fn check_name(name: &str) -> Result<(), OutputError> {
+        let plain = Path::new(name).file_name().is_some_and(|f| f == name);
+        if plain {
+            Ok(())
+        } else {
+            Err(OutputError::BadFileName { name: name.into() })
+        }
+    }
+
+    /// A rename replaces a file or a symbolic link, but not a directory.
+    fn check_target(path: &Path) -> Result<(), OutputError> {
+        match fs::symlink_metadata(path) {
+            Ok(m) if m.is_dir() => Err(OutputError::TargetIsDirectory {
+                path: path.to_path_buf(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     fn temp_file(dir: &Path, name: &str) -> io::Result<NamedTempFile> {
         let prefix = format!(".{name}.");
         let mut b = tempfile::Builder::new();
@@ -550,10 +760,7 @@ impl OutputDir {
         write: impl FnOnce(&mut BufWriter<&File>) -> Result<(), E>,
         map_err: impl FnOnce(PathBuf, E) -> OutputError,
     ) -> Result<PathBuf, OutputError> {
-        let plain = Path::new(name).file_name().is_some_and(|f| f == name);
-        if !plain {
-            return Err(OutputError::BadFileName { name: name.into() });
-        }
+        Self::check_name(name)?;
         let path = self.dir.join(name);
         let io_err = |source| OutputError::Write {
             path: path.clone(),
@@ -603,17 +810,26 @@ impl OutputDir {
     }
 
     /// Renames every staged file to its final name (replacing an existing file) and
-    /// returns the final paths in staging order.
+    /// returns the final paths in staging order. Every target is checked before the
+    /// first rename, so that the files of the directory stay those of one run.
     ///
     /// # Errors
-    /// [`OutputError::Write`] if a rename fails; the files not yet renamed are deleted.
+    /// [`OutputError::TargetIsDirectory`] if a target is a directory (nothing is
+    /// renamed); [`OutputError::Commit`] if a rename fails anyway, listing the files
+    /// already replaced. The staged files not renamed are deleted.
     pub fn commit(mut self) -> Result<Vec<PathBuf>, OutputError> {
+        for (_, path) in &self.staged {
+            Self::check_target(path)?;
+        }
         let mut done = Vec::with_capacity(self.staged.len());
         for (tmp, path) in self.staged.drain(..) {
-            tmp.persist(&path).map_err(|e| OutputError::Write {
-                path: path.clone(),
-                source: e.error,
-            })?;
+            if let Err(e) = tmp.persist(&path) {
+                return Err(OutputError::Commit {
+                    path,
+                    source: e.error,
+                    replaced: done,
+                });
+            }
             done.push(path);
         }
         Ok(done)
@@ -714,7 +930,7 @@ mod tests {
             Err(OutputError::ZeroInterval)
         ));
         let mut rec = Recorder::new(&w, 3)?;
-        rec.reserve(10);
+        rec.try_reserve(10)?;
         for _ in 0..10 {
             rec.step(&mut w)?;
         }
@@ -724,9 +940,12 @@ mod tests {
         assert_eq!(rec.residuals().len(), 3);
         assert_eq!(rec.states().len(), 3);
         assert_eq!(rec.states().columns().len(), 7);
-        // Third recorded row is step 9: t = 9 ms; free fall y = −g t (t + Δt)/2.
+        // Third recorded row is step 9: t = 9 ms exactly (as a decimal, at both
+        // precisions); free fall y = −g t (t + Δt)/2.
         let row = rec.states().row(2).ok_or("no row 2")?;
-        assert!((row[0] - 0.009).abs() < 1e-6);
+        assert_eq!(row[0], 0.009);
+        assert_eq!(rec.residuals().row(2).ok_or("no row 2")?[0], 0.009);
+        assert_eq!(rec.time(), 0.01);
         assert!((row[2] + 9.81 * 0.009 * 0.010 / 2.0).abs() < 1e-5);
         // Rotation vector of the (non-spinning) body stays (0, 0, 0.3).
         assert!((row[6] - 0.3).abs() < 1e-6);
@@ -837,12 +1056,121 @@ mod tests {
             max_constraint_residual: None,
             energy_initial_j: 0.0,
             energy_final_j: 0.0,
+            warnings: vec!["w".into()],
             files: vec![],
         };
         let v = serde_json::to_value(&s)?;
         assert_eq!(v["status"], "diverged");
         assert!(v["median_primal_residual"].is_null());
         assert_eq!(v["settings"]["dt"], 0.001);
+        assert_eq!(v["warnings"][0], "w");
+        Ok(())
+    }
+
+    #[test]
+    fn times_do_not_drift() {
+        // Plain f64/f32 arithmetic drifts; step_time does not, at any magnitude.
+        assert_ne!(9.0 * 0.001, 0.009);
+        assert_eq!(step_time(0.0, 9, 0.001), 0.009);
+        assert_eq!(step_time(0.0, 300, 0.001), 0.3);
+        assert_eq!(step_time(0.0, 3, 0.1), 0.3);
+        assert_eq!(step_time(0.0, 4_512_458, 0.001), 4512.458);
+        assert_eq!(step_time(0.0, 10_000_001, 0.001), 10000.001);
+        assert_eq!(step_time(0.0, 0, 0.001), 0.0);
+        assert_eq!(step_time(1.5, 2, 0.25), 2.0);
+        assert_eq!(step_time(0.1, 2, 0.1), 0.3);
+        assert_eq!(step_time(0.0, 7, 1e-15), 7e-15);
+        assert_eq!(step_time(0.0, 3, 1e-300), 3e-300);
+        assert_eq!(step_time(0.0, 11, 2.5e10), 2.75e11);
+        // Falls back to f64 arithmetic when the decimals do not fit.
+        assert_eq!(step_time(1.0, 1, 1e-300), 1.0);
+        assert!(step_time(0.0, 1, f64::NAN).is_nan());
+        for k in 0..2000u64 {
+            let t = step_time(0.0, k, 0.001);
+            let s = t.to_string();
+            assert!(s.split('.').nth(1).is_none_or(|f| f.len() <= 3), "{s}");
+        }
+        assert_eq!(shortest_f64(0.001f32), 0.001);
+        assert_eq!(shortest_f64(0.001f64), 0.001);
+    }
+
+    #[test]
+    fn f32_recorder_times_are_decimal() -> R {
+        let mut w = ball_world::<f32, SO3Matrix<f32>>()?;
+        let mut rec = Recorder::new(&w, 1)?.with_time_step(0.1);
+        for _ in 0..9 {
+            rec.step(&mut w)?;
+        }
+        let mut buf = Vec::new();
+        rec.residuals().write_csv(&mut buf)?;
+        let text = String::from_utf8(buf)?;
+        let ts: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap_or_default())
+            .collect();
+        assert_eq!(ts[2], "0.3");
+        assert_eq!(ts[8], "0.9", "not 0.90000004");
+        assert_eq!(rec.time(), 0.9);
+        Ok(())
+    }
+
+    #[test]
+    fn try_reserve_reports_instead_of_aborting() -> R {
+        let w = ball_world::<f64, SO3Matrix<f64>>()?;
+        let mut rec = Recorder::new(&w, 1)?;
+        assert_eq!(rec.bytes_per_row(), 8 * (4 + 7));
+        let e = rec.try_reserve(u64::MAX).unwrap_err();
+        assert!(matches!(e, OutputError::OutOfMemory { .. }), "{e}");
+        assert!(e.to_string().contains("cannot allocate"), "{e}");
+        rec.try_reserve(1000)?;
+        Ok(())
+    }
+
+    #[test]
+    fn commit_checks_every_target_before_renaming() -> R {
+        let root = tempfile::tempdir()?;
+        let dir = root.path();
+        fs::write(dir.join("a.csv"), "old a")?;
+        fs::create_dir(dir.join("b.csv"))?;
+        let mut out = OutputDir::create(dir)?;
+        assert!(matches!(
+            out.check_targets(&["a.csv", "b.csv"]),
+            Err(OutputError::TargetIsDirectory { .. })
+        ));
+        out.stage_json("a.csv", &1)?;
+        out.stage_json("b.csv", &2)?;
+        let e = out.commit().unwrap_err();
+        assert!(matches!(e, OutputError::TargetIsDirectory { .. }), "{e}");
+        assert!(e.to_string().contains("b.csv"), "{e}");
+        assert_eq!(read(&dir.join("a.csv"))?, "old a", "nothing was replaced");
+        assert!(dir.join("b.csv").is_dir());
+        assert_eq!(fs::read_dir(dir)?.count(), 2, "no temporary files left");
+        Ok(())
+    }
+
+    #[test]
+    fn commit_failing_midway_names_the_replaced_files() -> R {
+        let root = tempfile::tempdir()?;
+        let dir = root.path();
+        let mut out = OutputDir::create(dir)?;
+        out.stage_json("a.json", &1)?;
+        out.stage_json("b.json", &2)?;
+        // Make the second rename fail after the checks: its staged file vanishes.
+        fs::remove_file(out.staged[1].0.path())?;
+        let e = out.commit().unwrap_err();
+        let OutputError::Commit { path, replaced, .. } = &e else {
+            panic!("expected a commit error, got {e}");
+        };
+        assert_eq!(path, &dir.join("b.json"));
+        assert_eq!(replaced, &vec![dir.join("a.json")]);
+        let msg = e.to_string();
+        assert!(
+            msg.contains("b.json") && msg.contains("already replaced"),
+            "{msg}"
+        );
+        assert!(msg.contains("a.json"), "{msg}");
+        assert_eq!(read(&dir.join("a.json"))?, "1\n");
         Ok(())
     }
 }

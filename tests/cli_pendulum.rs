@@ -182,6 +182,8 @@ fn check_run(extra: &[&str], seconds: f64, dt: f64, every: usize) -> Run {
         assert!(v.is_finite() && v >= 0.0, "{f} = {}", summary[f]);
     }
     assert!(summary["time_per_substep_us"].as_f64().unwrap() > 0.0);
+    assert_eq!(summary["warnings"], Value::Array(vec![]), "no warnings");
+    assert!(!text(&o.stderr).contains("warning"), "{}", text(&o.stderr));
     (res, states, summary)
 }
 
@@ -334,6 +336,15 @@ fn bad_input_fails_cleanly_and_writes_nothing() {
         (&["--substeps", "0"], "--substeps"),
         (&["--iterations", "0"], "--iterations"),
         (&["--angle", "NaN"], "--angle"),
+        (&["--angle", "1e160"], "--angle"),
+        (&["--substeps", "99999999999999999999999"], "--substeps"),
+        (
+            &["--substeps", "1000000000", "--seconds", "0.001"],
+            "--substeps",
+        ),
+        (&["--iterations", "4000000000"], "--iterations"),
+        (&["--seconds", "100000", "--every", "10"], "--seconds"),
+        (&["--seconds", "10000"], "--every"),
         (&["--solver", "cg"], "--solver"),
         (&["--rotation", "euler"], "--rotation"),
         (&["--scalar", "f16"], "--scalar"),
@@ -410,4 +421,196 @@ fn help_lists_the_options() {
         assert!(help.contains(opt), "help mentions {opt}");
     }
     assert!(listing(tmp.path()).is_empty(), "--help writes nothing");
+}
+
+/// Runs `args` (which must be rejected) with `--out` a directory that does not exist;
+/// returns stderr after asserting exit 2, no panic, and that the directory (and the
+/// default one) was not created.
+fn check_rejected_creates_nothing(args: &[&str]) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("new/out");
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let o = run(&all, tmp.path());
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{all:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        !tmp.path().join("new").exists(),
+        "{all:?} created the out dir"
+    );
+    assert!(listing(tmp.path()).is_empty(), "{all:?} wrote nothing");
+    stderr
+}
+
+#[test]
+fn work_cap_rejects_huge_substeps_and_iterations() {
+    for args in [
+        &["--substeps", "1000000000", "--seconds", "0.001"][..],
+        &["--iterations", "4000000000"][..],
+        &[
+            "--substeps",
+            "1000",
+            "--iterations",
+            "1000",
+            "--seconds",
+            "1",
+        ][..],
+    ] {
+        let stderr = check_rejected_creates_nothing(args);
+        for opt in ["--substeps", "--iterations", "--seconds", "--dt"] {
+            assert!(stderr.contains(opt), "{args:?}: names {opt}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn huge_runs_are_rejected_before_allocating() {
+    // Used to reserve ~3.4 GB up front and could abort with exit 134.
+    let stderr = check_rejected_creates_nothing(&["--seconds", "100000", "--every", "10"]);
+    assert!(
+        stderr.contains("--seconds") && stderr.contains("steps"),
+        "{stderr}"
+    );
+    let stderr = check_rejected_creates_nothing(&["--seconds", "10000"]);
+    assert!(
+        stderr.contains("--every") && stderr.contains("rows"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn invalid_angle_creates_no_out_dir() {
+    let stderr = check_rejected_creates_nothing(&["--angle", "1e160"]);
+    assert!(stderr.contains("'--angle'"), "{stderr}");
+}
+
+#[test]
+fn too_large_count_says_too_large() {
+    for opt in ["--substeps", "--iterations", "--every"] {
+        let stderr = check_rejected_creates_nothing(&[opt, "99999999999999999999999"]);
+        assert!(
+            stderr.contains(opt) && stderr.contains("too large"),
+            "{opt}: {stderr}"
+        );
+        assert!(!stderr.contains("at least 1"), "{opt}: {stderr}");
+    }
+}
+
+#[test]
+fn failed_write_keeps_outputs_of_one_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let o = out.to_str().unwrap();
+    let first = run(&["--seconds", "1", "--out", o], tmp.path());
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let before: Vec<Vec<u8>> = ["residuals.csv", "summary.json"]
+        .iter()
+        .map(|f| fs::read(out.join(f)).unwrap())
+        .collect();
+    fs::remove_file(out.join("states.csv")).unwrap();
+    fs::create_dir(out.join("states.csv")).unwrap();
+    let second = run(&["--seconds", "0.5", "--out", o], tmp.path());
+    let stderr = text(&second.stderr);
+    assert!(!second.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("states.csv"),
+        "names the obstacle: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let after: Vec<Vec<u8>> = ["residuals.csv", "summary.json"]
+        .iter()
+        .map(|f| fs::read(out.join(f)).unwrap())
+        .collect();
+    assert_eq!(after, before, "the files are still all from the first run");
+    assert_eq!(listing(&out), FILES, "no temporary files left");
+}
+
+#[test]
+fn times_print_without_drift() {
+    for scalar in ["f64", "f32"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("o");
+        let args = [
+            "--seconds",
+            "1",
+            "--scalar",
+            scalar,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let o = run(&args, tmp.path());
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(
+            text(&o.stdout).contains(" 1 s simulated of 1 s"),
+            "{}",
+            text(&o.stdout)
+        );
+        for file in ["residuals.csv", "states.csv"] {
+            let csv = fs::read_to_string(out.join(file)).unwrap();
+            let ts: Vec<&str> = csv
+                .lines()
+                .skip(1)
+                .map(|l| l.split(',').next().unwrap())
+                .collect();
+            assert_eq!(ts.len(), 1000);
+            assert_eq!(
+                (ts[8], ts[299], ts[899]),
+                ("0.009", "0.3", "0.9"),
+                "{scalar}"
+            );
+            for (k, t) in ts.iter().enumerate() {
+                let decimals = t.split('.').nth(1).map_or(0, str::len);
+                assert!(decimals <= 3, "{scalar} {file} row {k}: t = {t}");
+            }
+        }
+        let summary: Value =
+            serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["simulated_time_s"], 1.0);
+    }
+    // ⌈seconds/dt⌉ steps; the last time is exact too.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let o = run(
+        &["--seconds", "0.0105", "--out", out.to_str().unwrap()],
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["steps"], 11);
+    assert_eq!(summary["simulated_time_s"], 0.011);
+}
+
+#[test]
+fn meaningless_run_warns_but_succeeds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let o = run(
+        &[
+            "--seconds",
+            "1000",
+            "--dt",
+            "100",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "exit code stays 0: {stderr}");
+    assert!(stderr.contains("warning:"), "{stderr}");
+    assert!(
+        stderr.contains("constraint residual") && stderr.contains("reach"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--dt") && stderr.contains("--substeps"),
+        "{stderr}"
+    );
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "completed");
+    let w = summary["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 2, "{w:?}");
 }

@@ -2,8 +2,10 @@
 //!
 //! `lie-xpbd` with no subcommand runs `lie-xpbd pendulum` with its defaults. See
 //! README.md for the options and the output formats, and [`lie_xpbd::output`] for the
-//! writers. Exit codes: 0 success, 1 I/O failure, 2 invalid input, 3 the simulation
-//! diverged (the steps before it are still written).
+//! writers. Exit codes: 0 success (possibly with warnings that the run is not
+//! physically meaningful), 1 the run's memory could not be allocated or its outputs
+//! could not be written, 2 invalid input (including an unusable `--out`), 3 the
+//! simulation diverged (the steps before it are still written).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -14,16 +16,39 @@ use lie_xpbd::scenes::ScenarioError;
 use lie_xpbd::xpbd::{SolveMode, World, XpbdError};
 use serde::Serialize;
 use std::fmt::Display;
+use std::num::IntErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// Most time steps one run may take (the per-step residuals are kept in memory).
-const MAX_STEPS: u64 = 100_000_000;
-/// Most rows one run may record (about 180 bytes each for the pendulum).
-const MAX_ROWS: u64 = 10_000_000;
+/// Most time steps one run may take. Both residuals of every step are kept in memory
+/// for the medians, 16 bytes per step ([`Recorder::BYTES_PER_STEP`]): at most 160 MB,
+/// plus as much again briefly while a median is computed (it sorts a copy).
+const MAX_STEPS: u64 = 10_000_000;
+/// Most rows one run may record. A pendulum row takes 184 bytes in memory (4 values
+/// of `residuals.csv` and 19 of `states.csv`, 8 bytes each): at most 184 MB. With
+/// [`MAX_STEPS`], a run needs at most about 350 MB (500 MB while a median is taken),
+/// reserved up front with `try_reserve` so that a shortage is a clean error.
+const MAX_ROWS: u64 = 1_000_000;
+/// Most substep-iterations (steps × substeps × iterations: Gauss–Seidel sweeps over the
+/// three joints) one run may take. A pendulum sweep costs about 2–3 µs in a release
+/// build (2.8 µs per one-iteration substep, 2.1 µs per extra iteration, measured), so
+/// this is a run of about 20–25 minutes, or an hour on a machine 2–3 times slower;
+/// the paper's 100 s run takes 1e5.
+const MAX_WORK: u64 = 500_000_000;
 /// Wall time after which the progress bar appears.
 const PROGRESS_DELAY: Duration = Duration::from_secs(1);
+/// Redraw period of the visible progress bar (its clock runs even during a long step).
+const PROGRESS_TICK: Duration = Duration::from_millis(250);
+/// Substep-iterations between updates of the progress bar's position.
+const PROGRESS_WORK: u64 = 256;
+/// Largest constraint residual (52) of a meaningful run, m or rad: far above the
+/// ~1e-4 of the paper's settings, far below a joint that came apart.
+const RESIDUAL_WARNING: f64 = 1e-2;
+/// Distance beyond its geometric reach ([`pendulum::max_reach`]) at which a body
+/// shows that the joints did not hold, m.
+const REACH_WARNING: f64 = 1e-2;
 /// Names of the files a run writes, in the order they are written.
 const FILES: [&str; 3] = ["residuals.csv", "states.csv", "summary.json"];
 
@@ -128,30 +153,42 @@ fn finite_f64(s: &str) -> Result<f64, String> {
         .map_err(|e| format!("not a number ({e})"))?;
     if x.is_finite() {
         Ok(x)
-    } else {
+    } else if x.is_nan() || s.to_ascii_lowercase().contains("inf") {
         Err("must be a finite number".into())
+    } else {
+        Err(format!("is too large (at most {:e})", f64::MAX))
     }
 }
 
 fn positive_f64(s: &str) -> Result<f64, String> {
-    let x = finite_f64(s).map_err(|_| "must be a positive, finite number".to_string())?;
+    let bad = || "must be a positive, finite number".to_string();
+    let x = finite_f64(s).map_err(|e| {
+        if e.starts_with("is too large") {
+            e
+        } else {
+            bad()
+        }
+    })?;
     if x > 0.0 {
         Ok(x)
     } else {
-        Err("must be a positive, finite number".into())
+        Err(bad())
     }
 }
 
 fn positive_u64(s: &str) -> Result<u64, String> {
     match s.trim().parse::<u64>() {
         Ok(n) if n >= 1 => Ok(n),
+        Err(e) if *e.kind() == IntErrorKind::PosOverflow => {
+            Err(format!("is too large (at most {})", u64::MAX))
+        }
         _ => Err("must be a whole number of at least 1".into()),
     }
 }
 
 fn positive_usize(s: &str) -> Result<usize, String> {
     let n = positive_u64(s)?;
-    usize::try_from(n).map_err(|_| "is too large".into())
+    usize::try_from(n).map_err(|_| format!("is too large (at most {})", usize::MAX))
 }
 
 fn non_empty_path(s: &str) -> Result<PathBuf, String> {
@@ -167,7 +204,7 @@ fn non_empty_path(s: &str) -> Result<PathBuf, String> {
 enum Failure {
     /// Invalid input (exit 2, like clap's own usage errors).
     Usage(String),
-    /// Writing the outputs failed (exit 1).
+    /// The run's memory could not be allocated, or writing the outputs failed (exit 1).
     Io(String),
     /// The simulation diverged (exit 3); the steps before it were written.
     Diverged(String),
@@ -197,11 +234,12 @@ fn usage(e: ScenarioError) -> Failure {
         Failure::Usage(format!("invalid value '{value}' for '--{field}': {reason}"))
     };
     match e {
+        // The value as typed may be long (1e160 printed in full has 161 digits).
         ScenarioError::InvalidConfig {
             field,
             value,
             reason,
-        } => option(field, &value, reason),
+        } => option(field, &value.parse().map_or(value, num), reason),
         ScenarioError::Xpbd(XpbdError::InvalidOption {
             name,
             value,
@@ -264,69 +302,174 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs the pendulum with scalar `T` and rotations `G`, writes the outputs and prints a
-/// summary.
-fn run<T: Real, G: LieGroup<T>>(args: &PendulumArgs) -> Result<(), Failure> {
-    let cfg = args.config();
-    cfg.validate().map_err(usage)?;
+/// Checks the size of the run `args` asks for: its steps, its total work and its rows.
+/// Returns the number of steps.
+fn check_size(args: &PendulumArgs, cfg: &PendulumConfig) -> Result<u64, Failure> {
     // Checked in f64 first: `cfg.steps()` saturates for absurd ratios.
     if args.seconds / args.dt > MAX_STEPS as f64 {
         return Err(Failure::Usage(format!(
             "invalid value '{}' for '--seconds': with --dt {} that is {} steps; at most \
-             {MAX_STEPS} are supported",
+             {MAX_STEPS} are supported (pass a shorter --seconds or a larger --dt)",
             num(args.seconds),
             num(args.dt),
             num((args.seconds / args.dt).ceil())
         )));
     }
     let steps = cfg.steps();
+    let work = u128::from(steps)
+        .saturating_mul(args.substeps as u128)
+        .saturating_mul(args.iterations as u128);
+    if work > u128::from(MAX_WORK) {
+        return Err(Failure::Usage(format!(
+            "invalid values for '--substeps' and '--iterations': {} × {} × {} = {} \
+             substep-iterations (--seconds/--dt steps × --substeps × --iterations); at \
+             most {} are supported (about half an hour), so lower --substeps, \
+             --iterations or --seconds, or raise --dt",
+            plural(steps, "step"),
+            plural(args.substeps as u64, "substep"),
+            plural(args.iterations as u64, "iteration"),
+            num(work as f64),
+            num(MAX_WORK as f64),
+        )));
+    }
     if steps / args.every > MAX_ROWS {
         return Err(Failure::Usage(format!(
             "invalid value '{}' for '--every': {} rows would be recorded; at most {MAX_ROWS} \
-             fit in memory, so pass a larger --every",
+             are supported (184 bytes each in memory), so pass a larger --every",
             args.every,
             steps / args.every
         )));
     }
-    let out = OutputDir::create(&args.out)
-        .map_err(|e| Failure::Usage(format!("invalid value for '--out <DIR>': {e}")))?;
-    let world = pendulum::build::<T, G>(&cfg).map_err(usage)?;
-    simulate(world, args, steps, out)
+    Ok(steps)
 }
 
-/// Takes `steps` steps of `world` (the pendulum of `args`), writes the outputs to `out`
-/// and prints the summary; a divergence ends the loop early and is reported after the
-/// steps before it have been written.
+/// Runs the pendulum with scalar `T` and rotations `G`, writes the outputs and prints a
+/// summary. Nothing is created on disk before every check has passed and the memory for
+/// the run is reserved.
+fn run<T: Real, G: LieGroup<T>>(args: &PendulumArgs) -> Result<(), Failure> {
+    let cfg = args.config();
+    cfg.validate().map_err(usage)?;
+    let steps = check_size(args, &cfg)?;
+    let world = pendulum::build::<T, G>(&cfg).map_err(usage)?;
+    let mut rec = Recorder::new(&world, args.every)
+        .map_err(|e| Failure::Usage(format!("invalid value for '--every': {e}")))?
+        .with_time_step(args.dt);
+    rec.try_reserve(steps).map_err(|e| {
+        Failure::Io(format!(
+            "{e}; pass a larger --every, a shorter --seconds or a larger --dt"
+        ))
+    })?;
+    let bad_out = |e| Failure::Usage(format!("invalid value for '--out <DIR>': {e}"));
+    let out = OutputDir::create(&args.out).map_err(bad_out)?;
+    out.check_targets(&FILES).map_err(bad_out)?;
+    simulate(world, rec, args, steps, out)
+}
+
+/// Updates of the progress bar come every this many steps: about every
+/// [`PROGRESS_WORK`] substep-iterations, and after every step when steps are long.
+fn progress_interval(substeps: usize, iterations: usize) -> u64 {
+    let work = (substeps as u64).saturating_mul(iterations as u64).max(1);
+    (PROGRESS_WORK / work).max(1)
+}
+
+/// How far the bodies strayed beyond their geometric reach over a run.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reach {
+    /// Largest distance beyond [`pendulum::max_reach`], m (≤ 0 if none strayed).
+    excess: f64,
+    /// The body, its distance from the pivot (m) and the step of that excess.
+    body: usize,
+    distance: f64,
+    step: u64,
+}
+
+impl Reach {
+    fn check<T: Real, G: LieGroup<T>>(&mut self, world: &World<T, G>, step: u64) {
+        for (i, b) in world.bodies().iter().enumerate() {
+            let distance = b.position.norm().to_f64();
+            let excess = distance - pendulum::max_reach(i);
+            if excess > self.excess {
+                *self = Reach {
+                    excess,
+                    body: i,
+                    distance,
+                    step,
+                };
+            }
+        }
+    }
+}
+
+/// Warnings that a run is not physically meaningful, from its largest constraint
+/// residual and the farthest a body strayed beyond its reach.
+fn warnings(max_constraint: Option<f64>, reach: &Reach, rec: &Recorder) -> Vec<String> {
+    let advice = "try a smaller --dt or more --substeps";
+    let mut w = Vec::new();
+    if let Some(r) = max_constraint.filter(|&r| r > RESIDUAL_WARNING) {
+        w.push(format!(
+            "the constraint residual reached {r:.3e} (above {RESIDUAL_WARNING:e} m or rad): \
+             the joints did not hold, so the motion is not physically meaningful; {advice}"
+        ));
+    }
+    if reach.excess > REACH_WARNING {
+        w.push(format!(
+            "body {} was {} m from the pivot at t = {} s, {} m beyond its reach of {} m: \
+             the joints came apart, so the motion is not physically meaningful; {advice}",
+            reach.body,
+            sig4(reach.distance),
+            num(rec.time_at(reach.step)),
+            sig4(reach.excess),
+            num(pendulum::max_reach(reach.body)),
+        ));
+    }
+    w
+}
+
+/// Takes `steps` steps of `world` (the pendulum of `args`) recorded by `rec`, writes
+/// the outputs to `out` and prints the summary; a divergence ends the loop early and is
+/// reported after the steps before it have been written.
 fn simulate<T: Real, G: LieGroup<T>>(
     mut world: World<T, G>,
+    mut rec: Recorder,
     args: &PendulumArgs,
     steps: u64,
     out: OutputDir,
 ) -> Result<(), Failure> {
-    let mut rec = Recorder::new(&world, args.every)
-        .map_err(|e| Failure::Usage(format!("invalid value for '--every': {e}")))?;
-    rec.reserve(steps);
     let energy_initial = world.energy().to_f64();
 
-    // The simulation loop: nothing but stepping, residuals and rows in memory.
+    // The simulation loop: nothing but stepping, residuals, rows in memory and the
+    // reach check (three norms a step).
     let progress = progress_bar(steps);
+    // Reveals the bar after PROGRESS_DELAY unless the loop is done by then; its steady
+    // tick keeps the clock moving even while one long step runs.
+    let (done, done_rx) = mpsc::channel::<()>();
+    let reveal = {
+        let bar = progress.clone();
+        std::thread::spawn(move || {
+            if let Err(RecvTimeoutError::Timeout) = done_rx.recv_timeout(PROGRESS_DELAY) {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+                bar.enable_steady_tick(PROGRESS_TICK);
+            }
+        })
+    };
+    let interval = progress_interval(args.substeps, args.iterations);
     let start = Instant::now();
-    let mut visible = false;
+    let mut reach = Reach::default();
     let mut diverged = None;
     for k in 1..=steps {
         if let Err(e) = rec.step(&mut world) {
             diverged = Some(e);
             break;
         }
-        if k.is_multiple_of(256) {
-            if !visible && start.elapsed() >= PROGRESS_DELAY {
-                progress.set_draw_target(ProgressDrawTarget::stderr());
-                visible = true;
-            }
+        reach.check(&world, k);
+        if k.is_multiple_of(interval) {
             progress.set_position(k);
         }
     }
     let wall = start.elapsed();
+    drop(done);
+    // The thread only waits on the channel (now closed) and touches the bar.
+    let _ = reveal.join();
     progress.finish_and_clear();
 
     // After a divergence the world's state is not finite: use the last row instead.
@@ -353,6 +496,7 @@ fn simulate<T: Real, G: LieGroup<T>>(
             steps_planned: steps,
             out: args.out.display().to_string(),
         },
+        warnings: warnings(output::max(rec.constraint_residuals()), &reach, &rec),
         status: if diverged.is_some() {
             RunStatus::Diverged
         } else {
@@ -361,7 +505,7 @@ fn simulate<T: Real, G: LieGroup<T>>(
         error: diverged.as_ref().map(ToString::to_string),
         steps: rec.steps(),
         substeps,
-        simulated_time_s: rec.steps() as f64 * args.dt,
+        simulated_time_s: rec.time(),
         rows: rec.residuals().len(),
         wall_time_s: wall.as_secs_f64(),
         step_time_s: step_time,
@@ -380,6 +524,9 @@ fn simulate<T: Real, G: LieGroup<T>>(
     };
     write_outputs(out, &rec, &summary)?;
     print_summary(&summary, &args.out);
+    for w in &summary.warnings {
+        eprintln!("warning: {w}");
+    }
     match diverged {
         None => Ok(()),
         Some(e) => Err(Failure::Diverged(format!(
@@ -395,7 +542,7 @@ fn simulate<T: Real, G: LieGroup<T>>(
 fn progress_bar(steps: u64) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::hidden());
     let style = ProgressStyle::with_template(
-        "simulating {wide_bar} {percent:>3}%  step {pos}/{len}, eta {eta}",
+        "simulating {wide_bar} {percent:>3}%  step {pos}/{len}, {elapsed} elapsed, eta {eta}",
     )
     .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
@@ -407,11 +554,24 @@ fn write_outputs(
     rec: &Recorder,
     summary: &RunSummary<Settings>,
 ) -> Result<(), Failure> {
-    let io = |e: output::OutputError| Failure::Io(format!("could not write the outputs: {e}"));
-    out.stage_csv(FILES[0], rec.residuals()).map_err(io)?;
-    out.stage_csv(FILES[1], rec.states()).map_err(io)?;
-    out.stage_json(FILES[2], summary).map_err(io)?;
-    out.commit().map_err(io)?;
+    let dir = out.path().display().to_string();
+    // Before the commit's renames, a failure leaves every file as it was.
+    let untouched = |e: output::OutputError| {
+        Failure::Io(format!(
+            "could not write the outputs: {e}; the files in '{dir}' were left as they were"
+        ))
+    };
+    out.stage_csv(FILES[0], rec.residuals())
+        .map_err(untouched)?;
+    out.stage_csv(FILES[1], rec.states()).map_err(untouched)?;
+    out.stage_json(FILES[2], summary).map_err(untouched)?;
+    out.commit().map_err(|e| match e {
+        // Its message lists the files already replaced.
+        output::OutputError::Commit { .. } => {
+            Failure::Io(format!("could not write all the outputs: {e}"))
+        }
+        other => untouched(other),
+    })?;
     Ok(())
 }
 
@@ -421,6 +581,20 @@ fn num(x: f64) -> String {
         format!("{x}")
     } else {
         format!("{x:e}")
+    }
+}
+
+/// `x` to four significant digits, plain in [1e-3, 1e6), else in scientific notation.
+fn sig4(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 || !(1e-3..1e6).contains(&x.abs()) {
+        return format!("{x:.3e}");
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
@@ -576,7 +750,8 @@ mod tests {
         let mut world = pendulum::build::<f64, SO3Matrix<f64>>(&args.config())?;
         world.body_mut(BodyId(1)).ok_or("no body 1")?.velocity.y = f64::NAN;
         let out = OutputDir::create(tmp.path())?;
-        let e = simulate(world, &args, 100, out).unwrap_err();
+        let rec = Recorder::new(&world, 1)?;
+        let e = simulate(world, rec, &args, 100, out).unwrap_err();
         assert!(matches!(e, Failure::Diverged(_)));
         assert_eq!(e.exit_code(), ExitCode::from(3));
         assert!(e.to_string().contains("t = 0.001 s"), "{e}");
@@ -601,5 +776,90 @@ mod tests {
         });
         assert!(e.to_string().contains("'--dt'"), "{e}");
         assert_eq!(e.exit_code(), ExitCode::from(2));
+        let e = usage(ScenarioError::InvalidConfig {
+            field: "angle",
+            value: "1e160".into(),
+            reason: "must be finite and within ±3600 degrees",
+        });
+        assert!(e.to_string().contains("'1e160' for '--angle'"), "{e}");
+        assert_eq!(sig4(2.0764130705047431e6), "2.076e6");
+        assert_eq!(sig4(2.5), "2.5");
+        assert_eq!(sig4(0.0123456), "0.01235");
+        assert_eq!(sig4(1234.5678), "1235");
+    }
+
+    #[test]
+    fn progress_updates_every_step_for_long_steps() {
+        // Short steps: about every 256 substep-iterations.
+        assert_eq!(progress_interval(1, 1), 256);
+        assert_eq!(progress_interval(2, 4), 32);
+        // Long steps: after every one of them.
+        assert_eq!(progress_interval(256, 1), 1);
+        assert_eq!(progress_interval(1000, 1000), 1);
+        assert_eq!(progress_interval(usize::MAX, usize::MAX), 1);
+    }
+
+    #[test]
+    fn too_large_counts_say_too_large() {
+        for parse in [positive_u64, |s: &str| positive_usize(s).map(|n| n as u64)] {
+            let e = parse("99999999999999999999999").unwrap_err();
+            assert!(e.contains("too large"), "{e}");
+            for bad in ["0", "-2", "x", "1.5"] {
+                let e = parse(bad).unwrap_err();
+                assert!(e.contains("at least 1"), "{bad}: {e}");
+            }
+        }
+        assert!(positive_f64("1e400").unwrap_err().contains("too large"));
+        assert!(positive_f64("inf").unwrap_err().contains("finite"));
+        assert!(finite_f64("-1e400").unwrap_err().contains("too large"));
+    }
+
+    #[test]
+    fn work_cap_rejects_huge_substeps_and_iterations() -> R {
+        for extra in [
+            ["--substeps", "1000000000", "--seconds", "0.001"],
+            ["--iterations", "4000000000", "--seconds", "10"],
+        ] {
+            let cli = Cli::try_parse_from(std::iter::once("lie-xpbd").chain(extra))?;
+            let a = cli.pendulum;
+            let e = check_size(&a, &a.config()).unwrap_err();
+            assert!(matches!(e, Failure::Usage(_)), "{e}");
+            for opt in ["--substeps", "--iterations", "--seconds", "--dt"] {
+                assert!(e.to_string().contains(opt), "{e}");
+            }
+        }
+        // The paper's 100 s run is far inside.
+        let cli = Cli::try_parse_from(["lie-xpbd", "--seconds", "100"])?;
+        assert_eq!(
+            check_size(&cli.pendulum, &cli.pendulum.config()).ok(),
+            Some(100_000)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn meaningless_run_warns() -> R {
+        let cli = Cli::try_parse_from(["lie-xpbd"])?;
+        let world = pendulum::build::<f64, SO3Matrix<f64>>(&cli.pendulum.config())?;
+        let rec = Recorder::new(&world, 1)?;
+        let mut reach = Reach::default();
+        reach.check(&world, 0);
+        assert!(warnings(Some(1e-4), &reach, &rec).is_empty());
+        let far = Reach {
+            excess: 2.0,
+            body: 2,
+            distance: 4.5,
+            step: 3,
+        };
+        let w = warnings(Some(5.0), &far, &rec);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w
+            .iter()
+            .all(|m| m.contains("--dt") && m.contains("--substeps")));
+        assert!(
+            w[1].contains("body 2") && w[1].contains("t = 0.003 s"),
+            "{w:?}"
+        );
+        Ok(())
     }
 }
