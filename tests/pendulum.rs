@@ -54,12 +54,9 @@ fn median(v: &[f64]) -> f64 {
     s[s.len() / 2]
 }
 
-#[test]
-fn pendulum_100s_block_matrix_f64_stays_bounded_and_dissipative() {
-    let (world, s) = run::<f64, SO3Matrix<f64>>(&config(100.0, SolveMode::Block));
-    assert_eq!(s.steps, 100_000);
-    assert!((world.time() - 100.0).abs() < 1e-9);
-    // Joint drift: centres may exceed their rigid reach only by the constraint error.
+/// The checks of a long f64 run: within reach up to the joint error, no energy gain,
+/// finite residuals.
+fn assert_bounded_and_dissipative(s: &RunStats) {
     eprintln!(
         "reach excess {:e} m, energy gain {:e} J, max C residual {:e}, median primal {:e}",
         s.max_reach_excess,
@@ -67,6 +64,9 @@ fn pendulum_100s_block_matrix_f64_stays_bounded_and_dissipative() {
         s.constraint.iter().cloned().fold(0.0, f64::max),
         median(&s.primal)
     );
+    // Joint drift: centres may exceed their rigid reach only by the constraint error
+    // (measured ≤ 3.1e-4 m block, 5.2e-4 m rows at Δt = 1 ms: the linearisation error
+    // h²v²/L of one iteration at speeds up to ~10 m/s).
     assert!(
         s.max_reach_excess < 1e-3,
         "reach exceeded by {} m",
@@ -83,25 +83,17 @@ fn pendulum_100s_block_matrix_f64_stays_bounded_and_dissipative() {
 }
 
 #[test]
+fn pendulum_100s_block_matrix_f64_stays_bounded_and_dissipative() {
+    let (world, s) = run::<f64, SO3Matrix<f64>>(&config(100.0, SolveMode::Block));
+    assert_eq!(s.steps, 100_000);
+    assert!((world.time() - 100.0).abs() < 1e-9);
+    assert_bounded_and_dissipative(&s);
+}
+
+#[test]
 fn pendulum_100s_rows_quaternion_f64_stays_bounded_and_dissipative() {
     let (_, s) = run::<f64, UnitQuaternion<f64>>(&config(100.0, SolveMode::Rows));
-    eprintln!(
-        "reach excess {:e} m, energy gain {:e} J, max C residual {:e}, median primal {:e}",
-        s.max_reach_excess,
-        s.max_energy_gain,
-        s.constraint.iter().cloned().fold(0.0, f64::max),
-        median(&s.primal)
-    );
-    assert!(
-        s.max_reach_excess < 1e-3,
-        "reach exceeded by {} m",
-        s.max_reach_excess
-    );
-    assert!(
-        s.max_energy_gain < 1e-6,
-        "energy injected: {} J",
-        s.max_energy_gain
-    );
+    assert_bounded_and_dissipative(&s);
 }
 
 #[test]

@@ -40,6 +40,11 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PinPosition<T> {
     }
 }
 
+/// A 1 kg body with unit inertia at rest at the origin.
+fn unit_body<G: LieGroup<f64>>() -> Body<f64, G> {
+    Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::zeros(), G::identity()).unwrap()
+}
+
 fn options<T: Real>(mode: SolveMode) -> SolverOptions<T> {
     SolverOptions {
         solve_mode: mode,
@@ -346,17 +351,7 @@ fn bad_constraints_are_typed_errors() {
             count: 0
         }
     );
-    let id = w
-        .add_body(
-            Body::dynamic(
-                1.0,
-                Vector3::repeat(1.0),
-                Vector3::zeros(),
-                SO3Matrix::identity(),
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    let id = w.add_body(unit_body()).unwrap();
     assert!(matches!(
         w.add_constraint(PinPosition {
             body: id,
@@ -481,17 +476,7 @@ fn inequality_row_only_pushes_when_violated() {
 #[test]
 fn lambda_bounds_that_exclude_zero_are_rejected() {
     let mut w = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
-    let id = w
-        .add_body(
-            Body::dynamic(
-                1.0,
-                Vector3::repeat(1.0),
-                Vector3::zeros(),
-                SO3Matrix::identity(),
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    let id = w.add_body(unit_body()).unwrap();
     for bounds in [(1.0, 2.0), (-2.0, -1.0), (f64::NAN, 1.0), (1.0, -1.0)] {
         assert!(
             matches!(
