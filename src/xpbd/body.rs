@@ -39,6 +39,10 @@ pub struct Body<T: Real, G: LieGroup<T>> {
     // Solver state of the current substep: pose at its start (xⁿ) and the inertial
     // prediction (x̃).
     pub(crate) prev_position: Vector3<T>,
+    // p − pⁿ accumulated from the increments themselves, so that v = (p − pⁿ)/h does not
+    // suffer the cancellation of subtracting two nearly equal positions (which costs
+    // ε·|p|/h of velocity per step, severe in f32 far from the origin).
+    displacement: Vector3<T>,
     pub(crate) prev_orientation: G,
     pub(crate) predicted_position: Vector3<T>,
     pub(crate) predicted_orientation: G,
@@ -120,6 +124,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             inv_inertia: z,
             fixed: true,
             prev_position: position,
+            displacement: z,
             prev_orientation: orientation,
             predicted_position: position,
             predicted_orientation: orientation,
@@ -195,10 +200,12 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// Fixed bodies stay where they are.
     pub(crate) fn predict(&mut self, h: T, gravity: &Vector3<T>) {
         self.prev_position = self.position;
+        self.displacement = Vector3::zeros();
         self.prev_orientation = self.orientation;
         if !self.fixed {
             let acc = gravity + self.force * self.inv_mass;
-            self.position += (self.velocity + acc * h) * h;
+            self.displacement = (self.velocity + acc * h) * h;
+            self.position += self.displacement;
             let w = self.angular_velocity;
             let gyro = w.cross(&self.inertia.component_mul(&w));
             let alpha = (self.torque - gyro).component_mul(&self.inv_inertia);
@@ -209,14 +216,16 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     }
 
     /// Velocity update after the position solve (Alg. 1 line 10):
-    /// v = (p − pⁿ)/h, ω = (R ⊟ Rⁿ)/h; re-normalises the orientation.
+    /// v = (p − pⁿ)/h, ω = (R ⊟ Rⁿ)/h; re-normalises the orientation. p − pⁿ is the
+    /// sum of the substep's increments, accumulated as they are applied, rather than a
+    /// difference of positions.
     pub(crate) fn update_velocity(&mut self, h: T) {
         if self.fixed {
             return;
         }
         self.orientation = self.orientation.renormalize();
         let inv_h = T::one() / h;
-        self.velocity = (self.position - self.prev_position) * inv_h;
+        self.velocity = self.displacement * inv_h;
         self.angular_velocity = self.orientation.boxminus(&self.prev_orientation) * inv_h;
     }
 
@@ -224,6 +233,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     #[inline]
     pub(crate) fn apply_correction(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>) {
         self.position += dp;
+        self.displacement += dp;
         self.orientation = self.orientation.boxplus(dtheta);
     }
 
