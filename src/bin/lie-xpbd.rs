@@ -49,6 +49,12 @@ const RESIDUAL_WARNING: f64 = 1e-2;
 /// Distance beyond its geometric reach ([`pendulum::max_reach`]) at which a body
 /// shows that the joints did not hold, m.
 const REACH_WARNING: f64 = 1e-2;
+/// Energy gain, relative to max(|E₀|, 1 J), above which a run is flagged: backward
+/// Euler only dissipates, so a gain is round-off or a broken run. f32 round-off on the
+/// pendulum's ~100 J is ~1e-5 J per evaluation (gains of up to 5e-3 J were seen at the
+/// default settings); a time step too small for the precision, e.g. `--dt 1e-6` in f32,
+/// gains hundreds of joules.
+const ENERGY_GAIN_WARNING: f64 = 1e-3;
 /// Names of the files a run writes, in the order they are written.
 const FILES: [&str; 3] = ["residuals.csv", "states.csv", "summary.json"];
 
@@ -306,13 +312,20 @@ fn main() -> ExitCode {
 /// Returns the number of steps.
 fn check_size(args: &PendulumArgs, cfg: &PendulumConfig) -> Result<u64, Failure> {
     // Checked in f64 first: `cfg.steps()` saturates for absurd ratios.
-    if args.seconds / args.dt > MAX_STEPS as f64 {
+    // With the same 1e-9 relative round-off allowance as `PendulumConfig::steps`.
+    let ratio = args.seconds / args.dt;
+    let planned = (ratio - 1e-9 * ratio).ceil();
+    if planned > MAX_STEPS as f64 {
         return Err(Failure::Usage(format!(
             "invalid value '{}' for '--seconds': with --dt {} that is {} steps; at most \
              {MAX_STEPS} are supported (pass a shorter --seconds or a larger --dt)",
             num(args.seconds),
             num(args.dt),
-            num((args.seconds / args.dt).ceil())
+            if planned < 1e15 {
+                format!("{planned:.0}")
+            } else {
+                num(planned)
+            }
         )));
     }
     let steps = cfg.steps();
@@ -372,6 +385,24 @@ fn progress_interval(substeps: usize, iterations: usize) -> u64 {
     (PROGRESS_WORK / work).max(1)
 }
 
+/// The largest total energy over a run, above its initial value.
+#[derive(Debug, Clone, Copy, Default)]
+struct EnergyGain {
+    /// Largest E(t) − E₀, J (≤ 0 if the energy never rose).
+    gain: f64,
+    /// Step at which it occurred.
+    step: u64,
+}
+
+impl EnergyGain {
+    fn check<T: Real, G: LieGroup<T>>(&mut self, world: &World<T, G>, step: u64, e0: f64) {
+        let gain = world.energy().to_f64() - e0;
+        if gain > self.gain {
+            *self = EnergyGain { gain, step };
+        }
+    }
+}
+
 /// How far the bodies strayed beyond their geometric reach over a run.
 #[derive(Debug, Clone, Copy, Default)]
 struct Reach {
@@ -402,9 +433,26 @@ impl Reach {
 
 /// Warnings that a run is not physically meaningful, from its largest constraint
 /// residual and the farthest a body strayed beyond its reach.
-fn warnings(max_constraint: Option<f64>, reach: &Reach, rec: &Recorder) -> Vec<String> {
+fn warnings(
+    max_constraint: Option<f64>,
+    reach: &Reach,
+    energy: (&EnergyGain, f64),
+    rec: &Recorder,
+) -> Vec<String> {
     let advice = "try a smaller --dt or more --substeps";
     let mut w = Vec::new();
+    let (gain, e0) = energy;
+    if gain.gain > ENERGY_GAIN_WARNING * e0.abs().max(1.0) {
+        w.push(format!(
+            "the total energy rose by {} J above its initial {} J (at t = {} s): backward \
+             Euler only removes energy, so round-off dominates this run; with f32 a very \
+             small --dt loses the position increments to rounding (use --scalar f64 or a \
+             larger --dt)",
+            sig4(gain.gain),
+            sig4(e0),
+            num(rec.time_at(gain.step)),
+        ));
+    }
     if let Some(r) = max_constraint.filter(|&r| r > RESIDUAL_WARNING) {
         w.push(format!(
             "the constraint residual reached {r:.3e} (above {RESIDUAL_WARNING:e} m or rad): \
@@ -455,6 +503,7 @@ fn simulate<T: Real, G: LieGroup<T>>(
     let interval = progress_interval(args.substeps, args.iterations);
     let start = Instant::now();
     let mut reach = Reach::default();
+    let mut gain = EnergyGain::default();
     let mut diverged = None;
     for k in 1..=steps {
         if let Err(e) = rec.step(&mut world) {
@@ -462,6 +511,7 @@ fn simulate<T: Real, G: LieGroup<T>>(
             break;
         }
         reach.check(&world, k);
+        gain.check(&world, k, energy_initial);
         if k.is_multiple_of(interval) {
             progress.set_position(k);
         }
@@ -496,7 +546,12 @@ fn simulate<T: Real, G: LieGroup<T>>(
             steps_planned: steps,
             out: args.out.display().to_string(),
         },
-        warnings: warnings(output::max(rec.constraint_residuals()), &reach, &rec),
+        warnings: warnings(
+            output::max(rec.constraint_residuals()),
+            &reach,
+            (&gain, energy_initial),
+            &rec,
+        ),
         status: if diverged.is_some() {
             RunStatus::Diverged
         } else {
@@ -844,20 +899,46 @@ mod tests {
         let rec = Recorder::new(&world, 1)?;
         let mut reach = Reach::default();
         reach.check(&world, 0);
-        assert!(warnings(Some(1e-4), &reach, &rec).is_empty());
+        let none = EnergyGain::default();
+        assert!(warnings(Some(1e-4), &reach, (&none, -76.0), &rec).is_empty());
         let far = Reach {
             excess: 2.0,
             body: 2,
             distance: 4.5,
             step: 3,
         };
-        let w = warnings(Some(5.0), &far, &rec);
+        let w = warnings(Some(5.0), &far, (&none, -76.0), &rec);
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w
             .iter()
             .all(|m| m.contains("--dt") && m.contains("--substeps")));
         assert!(
             w[1].contains("body 2") && w[1].contains("t = 0.003 s"),
+            "{w:?}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn energy_gain_warns_only_above_round_off() -> R {
+        let cli = Cli::try_parse_from(["lie-xpbd"])?;
+        let world = pendulum::build::<f64, SO3Matrix<f64>>(&cli.pendulum.config())?;
+        let rec = Recorder::new(&world, 1)?;
+        let reach = Reach::default();
+        // 5e-3 J on −76 J: f32 round-off seen at the default settings, no warning.
+        let small = EnergyGain {
+            gain: 5e-3,
+            step: 1,
+        };
+        assert!(warnings(None, &reach, (&small, -76.0), &rec).is_empty());
+        let big = EnergyGain {
+            gain: 1300.0,
+            step: 2,
+        };
+        let w = warnings(None, &reach, (&big, -76.0), &rec);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("energy rose") && w[0].contains("f64"),
             "{w:?}"
         );
         Ok(())
