@@ -442,6 +442,13 @@ fn warnings(
     let advice = "try a smaller --dt or more --substeps";
     let mut w = Vec::new();
     let (gain, e0) = energy;
+    if rec.steps() > 0 && rec.residuals().rows().next().is_none() {
+        w.push(format!(
+            "no rows were recorded: --every is larger than the {} steps taken, so the CSV \
+             files hold only their headers (pass a smaller --every)",
+            rec.steps()
+        ));
+    }
     if gain.gain > ENERGY_GAIN_WARNING * e0.abs().max(1.0) {
         w.push(format!(
             "the total energy rose by {} J above its initial {} J (at t = {} s): backward \
@@ -916,6 +923,28 @@ mod tests {
             w[1].contains("body 2") && w[1].contains("t = 0.003 s"),
             "{w:?}"
         );
+        Ok(())
+    }
+
+    #[test]
+    fn every_beyond_the_step_count_warns() -> R {
+        let cli = Cli::try_parse_from(["lie-xpbd", "--seconds", "0.01"])?;
+        let mut world = pendulum::build::<f64, SO3Matrix<f64>>(&cli.pendulum.config())?;
+        let mut rec = Recorder::new(&world, 100)?;
+        for _ in 0..10 {
+            rec.step(&mut world)?;
+        }
+        let none = EnergyGain::default();
+        let w = warnings(None, &Reach::default(), (&none, -76.0), &rec);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("--every") && w[0].contains("10 steps"),
+            "{w:?}"
+        );
+        // One step per row: no warning.
+        let mut rec = Recorder::new(&world, 1)?;
+        rec.step(&mut world)?;
+        assert!(warnings(None, &Reach::default(), (&none, -76.0), &rec).is_empty());
         Ok(())
     }
 
