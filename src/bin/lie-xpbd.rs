@@ -138,7 +138,8 @@ struct PendulumArgs {
     /// Scalar type.
     #[arg(long, value_enum, default_value_t = Scalar::F64)]
     scalar: Scalar,
-    /// Release angle of the straight chain from the downward vertical, degrees.
+    /// Release angle of the straight chain from the downward vertical, degrees (within
+    /// ±3600).
     #[arg(long, value_name = "DEG", default_value_t = 80.0,
           value_parser = finite_f64, allow_negative_numbers = true)]
     angle: f64,
