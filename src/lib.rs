@@ -12,7 +12,9 @@
 //!   block projection, and the primal and constraint residuals.
 //! * [`joint`]: vector joint constraints (fixed, revolute, spherical, prismatic).
 //! * [`scenes`]: the paper's experiments as builders.
-//! * [`output`]: recording runs and writing CSV/JSON outputs (used by the CLI).
+//! * [`scene`]: the TOML scene format and the generic builder from a scene to a world.
+//! * [`sim`]: a built scene behind one object-safe trait, for any scalar and representation.
+//! * `pipeline` (feature `cli`, on by default): runs, outputs, plots and studies.
 //!
 //! # Quick start
 //!
@@ -54,8 +56,11 @@
 
 pub mod joint;
 pub mod lie;
-pub mod output;
+#[cfg(feature = "cli")]
+pub mod pipeline;
+pub mod scene;
 pub mod scenes;
+pub mod sim;
 pub mod xpbd;
 
 /// The code blocks of README.md, compiled and run as doc tests by `cargo test` so the

@@ -1,7 +1,7 @@
 //! `lie-xpbd`: runs the paper's experiments and writes their outputs.
 //!
 //! `lie-xpbd` with no subcommand runs `lie-xpbd pendulum` with its defaults. See
-//! README.md for the options and the output formats, and [`lie_xpbd::output`] for the
+//! README.md for the options and the output formats, and [`lie_xpbd::pipeline::files`] for the
 //! writers. Exit codes: 0 success (possibly with warnings that the run is not
 //! physically meaningful), 1 the run's memory could not be allocated or its outputs
 //! could not be written, 2 invalid input (including an unusable `--out`), 3 the
@@ -10,7 +10,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
-use lie_xpbd::output::{self, OutputDir, Recorder, RunStatus, RunSummary};
+use lie_xpbd::pipeline::files::{self, OutputDir, Recorder, RunStatus, RunSummary};
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
 use lie_xpbd::scenes::ScenarioError;
 use lie_xpbd::xpbd::{SolveMode, World, XpbdError};
@@ -555,7 +555,7 @@ fn simulate<T: Real, G: LieGroup<T>>(
             out: args.out.display().to_string(),
         },
         warnings: warnings(
-            output::max(rec.constraint_residuals()),
+            files::max(rec.constraint_residuals()),
             &reach,
             (&gain, energy_initial),
             &rec,
@@ -577,10 +577,10 @@ fn simulate<T: Real, G: LieGroup<T>>(
         } else {
             0.0
         },
-        median_primal_residual: output::median(rec.primal_residuals()),
-        median_constraint_residual: output::median(rec.constraint_residuals()),
-        max_primal_residual: output::max(rec.primal_residuals()),
-        max_constraint_residual: output::max(rec.constraint_residuals()),
+        median_primal_residual: files::median(rec.primal_residuals()),
+        median_constraint_residual: files::median(rec.constraint_residuals()),
+        max_primal_residual: files::max(rec.primal_residuals()),
+        max_constraint_residual: files::max(rec.constraint_residuals()),
         energy_initial_j: energy_initial,
         energy_final_j: energy_final,
         files: FILES.iter().map(|f| f.to_string()).collect(),
@@ -619,7 +619,7 @@ fn write_outputs(
 ) -> Result<(), Failure> {
     let dir = out.path().display().to_string();
     // Before the commit's renames, a failure leaves every file as it was.
-    let untouched = |e: output::OutputError| {
+    let untouched = |e: files::OutputError| {
         Failure::Io(format!(
             "could not write the outputs: {e}; the files in '{dir}' were left as they were"
         ))
@@ -630,7 +630,7 @@ fn write_outputs(
     out.stage_json(FILES[2], summary).map_err(untouched)?;
     out.commit().map_err(|e| match e {
         // Its message lists the files already replaced.
-        output::OutputError::Commit { .. } => {
+        files::OutputError::Commit { .. } => {
             Failure::Io(format!("could not write all the outputs: {e}"))
         }
         other => untouched(other),

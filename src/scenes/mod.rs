@@ -22,4 +22,7 @@ pub enum ScenarioError {
     /// The world rejected a body, constraint or option.
     #[error(transparent)]
     Xpbd(#[from] XpbdError),
+    /// The scene description was rejected.
+    #[error(transparent)]
+    Scene(#[from] crate::scene::SceneError),
 }

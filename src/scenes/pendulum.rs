@@ -6,13 +6,21 @@
 //! origin (a one-sided joint). Released from rest with the chain straight at 80° from
 //! the downward vertical, under gravity 9.81 m/s² along −y. Defaults: Δt = 1e-3 s, one
 //! substep, one iteration, block solves.
+//!
+//! The scene ships as `scenes/pendulum.toml` ([`SCENE_TOML`]), which is exactly
+//! [`scene_file`] of the default [`PendulumConfig`] (a test checks it); [`build`] makes
+//! the world of any other configuration through the same scene builder.
 
 use super::ScenarioError;
-use crate::joint::{JointFrame, Revolute};
-use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
-use crate::xpbd::{Body, BodyId, SolveMode, SolverOptions, World};
-use nalgebra::Vector3;
+use crate::scene::{
+    BodySpec, Channel, FrameSpec, JointSpec, JointType, ModeSpec, OrientationSpec, RunSpec, Scene,
+    SceneFile, ShapeSpec, SolverSpec, SCENE_VERSION, WORLD,
+};
+use crate::xpbd::{SolveMode, World};
+
+/// The shipped scene file `scenes/pendulum.toml`.
+pub const SCENE_TOML: &str = include_str!("../../scenes/pendulum.toml");
 
 /// Number of bodies (0 = top).
 pub const BODY_COUNT: usize = 3;
@@ -117,13 +125,7 @@ pub fn box_mass() -> f64 {
 /// Principal inertia of one box about its centre, kg·m², body frame:
 /// m/12·(b² + c², a² + c², a² + b²).
 pub fn box_inertia() -> [f64; 3] {
-    let m = box_mass();
-    let [a, b, cc] = BOX_SIZE;
-    [
-        m / 12.0 * (b * b + cc * cc),
-        m / 12.0 * (a * a + cc * cc),
-        m / 12.0 * (a * a + b * b),
-    ]
+    crate::scene::build::mass_properties(&ShapeSpec::Box { size: BOX_SIZE }, DENSITY).1
 }
 
 /// Largest possible distance (m) of body `i`'s centre of mass from the origin while
@@ -132,44 +134,91 @@ pub fn max_reach(body: usize) -> f64 {
     (body as f64 + 0.5) * BOX_SIZE[1]
 }
 
+/// The pendulum as a scene description: bodies `link0` (top) to `link2`, joints
+/// `pivot` (world–link0), `hinge1` (link0–link1) and `hinge2` (link1–link2).
+pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
+    let phi = cfg.initial_angle_deg.to_radians();
+    let half = 0.5 * BOX_SIZE[1];
+    let bodies = (0..BODY_COUNT)
+        .map(|i| {
+            let r = (i as f64 + 0.5) * BOX_SIZE[1];
+            BodySpec {
+                name: format!("link{i}"),
+                shape: Some(ShapeSpec::Box { size: BOX_SIZE }),
+                density: Some(DENSITY),
+                mass: None,
+                inertia: None,
+                position: [phi.sin() * r, -phi.cos() * r, 0.0],
+                orientation: Some(OrientationSpec::AxisAngle {
+                    axis: [0.0, 0.0, 1.0],
+                    angle_deg: cfg.initial_angle_deg,
+                }),
+                velocity: [0.0; 3],
+                angular_velocity: [0.0; 3],
+                fixed: false,
+            }
+        })
+        .collect();
+    let frame = |y: f64| FrameSpec {
+        position: [0.0, y, 0.0],
+        orientation: None,
+    };
+    let mut joints = vec![JointSpec {
+        name: Some("pivot".into()),
+        kind: JointType::Revolute,
+        body1: WORLD.into(),
+        body2: "link0".into(),
+        frame1: FrameSpec::default(),
+        frame2: frame(half),
+        compliance: None,
+    }];
+    for i in 1..BODY_COUNT {
+        joints.push(JointSpec {
+            name: Some(format!("hinge{i}")),
+            kind: JointType::Revolute,
+            body1: format!("link{}", i - 1),
+            body2: format!("link{i}"),
+            frame1: frame(-half),
+            frame2: frame(half),
+            compliance: None,
+        });
+    }
+    SceneFile {
+        version: SCENE_VERSION,
+        name: Some("pendulum".into()),
+        description: Some("Triple pendulum of Section 9.1 (Figure 12, Table 1)".into()),
+        solver: SolverSpec {
+            dt: cfg.dt,
+            substeps: cfg.substeps,
+            iterations: cfg.iterations,
+            mode: match cfg.solve_mode {
+                SolveMode::Block => ModeSpec::Block,
+                SolveMode::Rows => ModeSpec::Rows,
+            },
+            gravity: [0.0, -GRAVITY, 0.0],
+        },
+        run: RunSpec {
+            duration: cfg.seconds,
+            every: 1,
+            record: vec![
+                Channel::Residuals,
+                Channel::Energy,
+                Channel::Poses,
+                Channel::Lambda,
+            ],
+        },
+        bodies,
+        joints,
+    }
+}
+
 /// Builds the pendulum world for scalar `T` and rotation representation `G`.
 ///
 /// # Errors
-/// [`ScenarioError::InvalidConfig`] from [`PendulumConfig::validate`]; an
-/// [`ScenarioError::Xpbd`] error cannot occur for a valid config but is propagated.
+/// [`ScenarioError::InvalidConfig`] from [`PendulumConfig::validate`]; a
+/// [`ScenarioError::Scene`] error cannot occur for a valid config but is propagated.
 pub fn build<T: Real, G: LieGroup<T>>(cfg: &PendulumConfig) -> Result<World<T, G>, ScenarioError> {
     cfg.validate()?;
-    let options = SolverOptions {
-        dt: c::<T>(cfg.dt),
-        substeps: cfg.substeps,
-        iterations: cfg.iterations,
-        solve_mode: cfg.solve_mode,
-        gravity: Vector3::new(T::zero(), c::<T>(-GRAVITY), T::zero()),
-    };
-    let mut world = World::<T, G>::new(options)?;
-    let phi = cfg.initial_angle_deg.to_radians();
-    // Unit vector along the chain, from the pivot downwards, rotated by φ about z.
-    let dir = Vector3::new(c::<T>(phi.sin()), c::<T>(-phi.cos()), T::zero());
-    let orientation = G::exp(&Vector3::new(T::zero(), T::zero(), c::<T>(phi)));
-    let inertia = box_inertia();
-    let inertia = Vector3::new(c::<T>(inertia[0]), c::<T>(inertia[1]), c::<T>(inertia[2]));
-    let half = c::<T>(0.5 * BOX_SIZE[1]);
-    let top = JointFrame::at(Vector3::new(T::zero(), half, T::zero()));
-    let bottom = JointFrame::at(Vector3::new(T::zero(), -half, T::zero()));
-    let mut ids: Vec<BodyId> = Vec::with_capacity(BODY_COUNT);
-    for i in 0..BODY_COUNT {
-        let centre = dir * c::<T>((i as f64 + 0.5) * BOX_SIZE[1]);
-        let body = Body::dynamic(c::<T>(box_mass()), inertia, centre, orientation)?;
-        ids.push(world.add_body(body)?);
-    }
-    world.add_constraint(Revolute::new(
-        None,
-        JointFrame::identity(),
-        Some(ids[0]),
-        top,
-    )?)?;
-    for i in 1..BODY_COUNT {
-        world.add_constraint(Revolute::new(Some(ids[i - 1]), bottom, Some(ids[i]), top)?)?;
-    }
-    Ok(world)
+    let scene = Scene::from_file(scene_file(cfg), "<pendulum>")?;
+    Ok(scene.build::<T, G>()?.world)
 }

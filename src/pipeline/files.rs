@@ -32,7 +32,7 @@
 //! # Example
 //! ```
 //! use lie_xpbd::lie::{LieGroup, SO3Matrix};
-//! use lie_xpbd::output::{OutputDir, Recorder};
+//! use lie_xpbd::pipeline::files::{OutputDir, Recorder};
 //! use lie_xpbd::xpbd::{Body, SolverOptions, World};
 //! use nalgebra::Vector3;
 //!
@@ -378,8 +378,8 @@ fn decimal(x: f64) -> Option<(i128, i32)> {
 /// non-zero `t0`).
 ///
 /// ```
-/// assert_eq!(lie_xpbd::output::step_time(0.0, 9, 0.001), 0.009);
-/// assert_eq!(lie_xpbd::output::step_time(0.0, 3, 0.1), 0.3);
+/// assert_eq!(lie_xpbd::pipeline::files::step_time(0.0, 9, 0.001), 0.009);
+/// assert_eq!(lie_xpbd::pipeline::files::step_time(0.0, 3, 0.1), 0.3);
 /// ```
 pub fn step_time(t0: f64, steps: u64, dt: f64) -> f64 {
     let exact = || -> Option<f64> {

@@ -1,0 +1,224 @@
+//! [`Scene::build`]: one generic builder from a checked scene to a [`World`], for any
+//! scalar `T` and rotation representation `G`.
+
+use super::error::{SceneError, SceneErrorKind};
+use super::format::*;
+use super::path::FieldPath;
+use super::validate::joint_name;
+use super::Scene;
+use crate::joint::{Fixed, JointFrame, Prismatic, Revolute, Spherical};
+use crate::lie::real::c;
+use crate::lie::{LieGroup, Real};
+use crate::xpbd::{Body, BodyId, Constraint, SolveMode, SolverOptions, World, XpbdError};
+use nalgebra::{Quaternion, Vector3};
+use std::f64::consts::PI;
+
+/// A joint of a built scene, in the order of the world's constraints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JointInfo {
+    /// The joint's name (`name`, or `joint{i}`).
+    pub name: String,
+    /// Its type.
+    pub kind: JointType,
+    /// Number of constraint rows.
+    pub rows: usize,
+}
+
+/// A world built from a scene, with the names of its bodies and joints.
+pub struct BuiltScene<T: Real, G: LieGroup<T>> {
+    /// The world, ready to step; body `i` is `bodies[i]` of the file, constraint `j`
+    /// is `joints[j]`.
+    pub world: World<T, G>,
+    /// Body names, indexed like [`World::bodies`].
+    pub body_names: Vec<String>,
+    /// Joints, indexed like the world's constraints.
+    pub joints: Vec<JointInfo>,
+}
+
+/// Mass (kg) and principal inertia (kg·m², body frame) of `shape` at `density`
+/// (kg/m³). Capsules and cylinders have their axis along body z. Sources: the standard
+/// solid-body formulas (e.g. the tables of moments of inertia in any mechanics text);
+/// for the capsule, a cylinder plus two half-balls whose centres of mass sit 3r/8 from
+/// the flat faces (parallel-axis theorem).
+pub fn mass_properties(shape: &ShapeSpec, density: f64) -> (f64, [f64; 3]) {
+    match *shape {
+        ShapeSpec::Box { size: [a, b, cc] } => {
+            let m = density * a * b * cc;
+            (
+                m,
+                [
+                    m / 12.0 * (b * b + cc * cc),
+                    m / 12.0 * (a * a + cc * cc),
+                    m / 12.0 * (a * a + b * b),
+                ],
+            )
+        }
+        ShapeSpec::Sphere { radius: r } => {
+            let m = density * 4.0 / 3.0 * PI * r * r * r;
+            let i = 0.4 * m * r * r;
+            (m, [i, i, i])
+        }
+        ShapeSpec::Cylinder {
+            radius: r,
+            length: l,
+        } => {
+            let m = density * PI * r * r * l;
+            let ixx = m * (3.0 * r * r + l * l) / 12.0;
+            (m, [ixx, ixx, 0.5 * m * r * r])
+        }
+        ShapeSpec::Capsule {
+            radius: r,
+            length: l,
+        } => {
+            let mc = density * PI * r * r * l;
+            let ms = density * 4.0 / 3.0 * PI * r * r * r; // both half-balls
+            let izz = 0.5 * mc * r * r + 0.4 * ms * r * r;
+            let ixx = mc * (l * l / 12.0 + r * r / 4.0)
+                + ms * (0.4 * r * r + l * l / 4.0 + 3.0 * l * r / 8.0);
+            (mc + ms, [ixx, ixx, izz])
+        }
+    }
+}
+
+fn v3<T: Real>(a: &[f64; 3]) -> Vector3<T> {
+    Vector3::new(c::<T>(a[0]), c::<T>(a[1]), c::<T>(a[2]))
+}
+
+/// The rotation of an orientation spec (identity for `None`).
+pub(crate) fn orientation<T: Real, G: LieGroup<T>>(
+    o: Option<&OrientationSpec>,
+) -> Result<G, crate::lie::LieError> {
+    match o {
+        None => Ok(G::identity()),
+        Some(OrientationSpec::AxisAngle { axis, angle_deg }) => {
+            let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+            let s = angle_deg.to_radians() / n;
+            G::try_exp(&v3::<T>(&[axis[0] * s, axis[1] * s, axis[2] * s]))
+        }
+        Some(OrientationSpec::Quaternion { quaternion: q }) => {
+            let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+            G::from_quaternion(&Quaternion::new(
+                c::<T>(q[0] / n),
+                c::<T>(q[1] / n),
+                c::<T>(q[2] / n),
+                c::<T>(q[3] / n),
+            ))
+        }
+    }
+}
+
+impl Scene {
+    /// Builds the world for scalar `T` and rotation representation `G`.
+    ///
+    /// # Errors
+    /// [`SceneErrorKind::Invalid`] with the field's path when a value that is valid in
+    /// `f64` is not in `T` (e.g. a time step whose 1/h² overflows `f32`, or a mass
+    /// that underflows).
+    pub fn build<T: Real, G: LieGroup<T>>(&self) -> Result<BuiltScene<T, G>, SceneError> {
+        let file = self.file();
+        let at = |path: FieldPath, e: &dyn std::fmt::Display| {
+            self.locate(SceneError::new(
+                SceneErrorKind::Invalid,
+                path,
+                format!("{e} (in {})", T::NAME),
+            ))
+        };
+        let options = SolverOptions {
+            dt: c::<T>(file.solver.dt),
+            substeps: file.solver.substeps,
+            iterations: file.solver.iterations,
+            solve_mode: match file.solver.mode {
+                ModeSpec::Block => SolveMode::Block,
+                ModeSpec::Rows => SolveMode::Rows,
+            },
+            gravity: v3::<T>(&file.solver.gravity),
+        };
+        let solver = FieldPath::root().key("solver");
+        let mut world = World::<T, G>::new(options).map_err(|e| at(solver.key("dt"), &e))?;
+        let mut ids = Vec::with_capacity(file.bodies.len());
+        for (i, b) in file.bodies.iter().enumerate() {
+            let p = FieldPath::root().key("bodies").index(i);
+            let rot = orientation::<T, G>(b.orientation.as_ref())
+                .map_err(|e| at(p.key("orientation"), &e))?;
+            let pos = v3::<T>(&b.position);
+            let body = if b.fixed {
+                Body::fixed(pos, rot).map_err(|e| at(p.clone(), &e))?
+            } else {
+                let (m, inertia, field) = match (&b.shape, b.density, b.mass, b.inertia) {
+                    (_, _, Some(m), Some(inertia)) => (m, inertia, "mass"),
+                    (Some(s), Some(d), _, _) => {
+                        let (m, i) = mass_properties(s, d);
+                        (m, i, "density")
+                    }
+                    _ => unreachable!("checked by validate::check_body"),
+                };
+                Body::dynamic(c::<T>(m), v3::<T>(&inertia), pos, rot)
+                    .map_err(|e| at(p.key(field), &e))?
+            };
+            let body = body
+                .with_velocity(v3::<T>(&b.velocity), v3::<T>(&b.angular_velocity))
+                .map_err(|e| at(p.clone(), &e))?;
+            ids.push(world.add_body(body).map_err(|e| at(p.clone(), &e))?);
+        }
+        let index = |name: &str| -> Option<BodyId> {
+            file.bodies
+                .iter()
+                .position(|b| b.name == name)
+                .map(|i| ids[i])
+        };
+        let mut joints = Vec::with_capacity(file.joints.len());
+        for (i, j) in file.joints.iter().enumerate() {
+            let p = FieldPath::root().key("joints").index(i);
+            let frame = |f: &FrameSpec, key: &str| -> Result<JointFrame<T, G>, SceneError> {
+                let rot = orientation::<T, G>(f.orientation.as_ref())
+                    .map_err(|e| at(p.key(key).key("orientation"), &e))?;
+                Ok(JointFrame::new(v3::<T>(&f.position), rot))
+            };
+            let (b1, f1) = (index(&j.body1), frame(&j.frame1, "frame1")?);
+            let (b2, f2) = (index(&j.body2), frame(&j.frame2, "frame2")?);
+            let rows = j.kind.rows();
+            let compliance: Option<Vec<T>> = j.compliance.as_ref().map(|cs| match cs {
+                ComplianceSpec::Uniform(a) => vec![c::<T>(*a); rows],
+                ComplianceSpec::PerRow(v) => v.iter().map(|&a| c::<T>(a)).collect(),
+            });
+            let boxed: Result<Box<dyn Constraint<T, G>>, XpbdError> = (|| {
+                Ok(match j.kind {
+                    JointType::Fixed => boxed(Fixed::new(b1, f1, b2, f2)?, compliance.as_deref())?,
+                    JointType::Revolute => {
+                        boxed(Revolute::new(b1, f1, b2, f2)?, compliance.as_deref())?
+                    }
+                    JointType::Spherical => {
+                        boxed(Spherical::new(b1, f1, b2, f2)?, compliance.as_deref())?
+                    }
+                    JointType::Prismatic => {
+                        boxed(Prismatic::new(b1, f1, b2, f2)?, compliance.as_deref())?
+                    }
+                })
+            })();
+            let constraint = boxed.map_err(|e| at(p.clone(), &e))?;
+            world
+                .add_boxed_constraint(constraint)
+                .map_err(|e| at(p.clone(), &e))?;
+            joints.push(JointInfo {
+                name: joint_name(i, j),
+                kind: j.kind,
+                rows,
+            });
+        }
+        Ok(BuiltScene {
+            world,
+            body_names: file.bodies.iter().map(|b| b.name.clone()).collect(),
+            joints,
+        })
+    }
+}
+
+fn boxed<T: Real, G: LieGroup<T>, K: crate::joint::JointKind + 'static>(
+    joint: crate::joint::VectorJoint<T, G, K>,
+    compliance: Option<&[T]>,
+) -> Result<Box<dyn Constraint<T, G>>, XpbdError> {
+    Ok(match compliance {
+        Some(cs) => Box::new(joint.with_compliance(cs)?),
+        None => Box::new(joint),
+    })
+}

@@ -1,0 +1,433 @@
+//! The scene file format, version 1: serde structs that mirror the TOML one to one.
+//!
+//! Every table rejects unknown fields, so a misspelt key is an error, not a silent
+//! default. Numbers are read as `f64` and converted to the run's scalar when the world
+//! is built ([`super::Scene::build`]). Units are SI throughout; angles in the file are
+//! degrees where the key says so (`angle_deg`), radians elsewhere.
+//!
+//! ```toml
+//! version = 1
+//! name = "hinge"
+//!
+//! [solver]            # all optional: these are the defaults
+//! dt = 1e-3           # s
+//! substeps = 1
+//! iterations = 1
+//! mode = "block"      # "block" (eq. 124) or "rows" (eq. 56)
+//! gravity = [0.0, -9.81, 0.0]
+//!
+//! [run]
+//! duration = 2.0      # s
+//! every = 10          # write a row every 10 steps
+//! record = ["residuals", "energy", "poses", "lambda"]
+//!
+//! [[bodies]]
+//! name = "bar"
+//! shape = { type = "box", size = [0.1, 1.0, 0.1] }
+//! density = 1000.0
+//! position = [0.5, 0.0, 0.0]
+//! orientation = { axis = [0.0, 0.0, 1.0], angle_deg = 90.0 }
+//!
+//! [[joints]]
+//! name = "hinge"
+//! type = "revolute"
+//! body1 = "world"
+//! body2 = "bar"
+//! frame2 = { position = [0.0, 0.5, 0.0] }
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// The only scene-file version this library reads.
+pub const SCENE_VERSION: u32 = 1;
+
+/// The name that stands for the fixed world frame in `body1`/`body2`.
+pub const WORLD: &str = "world";
+
+/// A whole scene file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    /// Format version; must be [`SCENE_VERSION`].
+    pub version: u32,
+    /// Short name of the scene, used in summaries (default: the file's stem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Free text shown in summaries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Solver settings.
+    #[serde(default)]
+    pub solver: SolverSpec,
+    /// Run settings: duration, output interval, channels.
+    #[serde(default)]
+    pub run: RunSpec,
+    /// Rigid bodies, in order; their names must be unique and not `world`.
+    #[serde(default)]
+    pub bodies: Vec<BodySpec>,
+    /// Joints between bodies (or a body and the world).
+    #[serde(default)]
+    pub joints: Vec<JointSpec>,
+}
+
+/// `[solver]`: the XPBD time step (Algorithm 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSpec {
+    /// Time step Δt, s (> 0).
+    #[serde(default = "default_dt")]
+    pub dt: f64,
+    /// Substeps per step (≥ 1).
+    #[serde(default = "one", deserialize_with = "count::deserialize")]
+    pub substeps: usize,
+    /// Gauss–Seidel sweeps per substep (≥ 1).
+    #[serde(default = "one", deserialize_with = "count::deserialize")]
+    pub iterations: usize,
+    /// Projection of vector constraints: `block` (124) or `rows` (56).
+    #[serde(default)]
+    pub mode: ModeSpec,
+    /// Gravitational acceleration, m/s², world frame.
+    #[serde(default = "default_gravity")]
+    pub gravity: [f64; 3],
+}
+
+impl Default for SolverSpec {
+    fn default() -> Self {
+        Self {
+            dt: default_dt(),
+            substeps: 1,
+            iterations: 1,
+            mode: ModeSpec::Block,
+            gravity: default_gravity(),
+        }
+    }
+}
+
+/// Solve mode as spelled in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModeSpec {
+    /// One dense solve per vector constraint (124).
+    #[default]
+    Block,
+    /// One scalar row at a time (56).
+    Rows,
+}
+
+/// `[run]`: how long to simulate and what to record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Simulated duration, s (> 0). The run takes ⌈duration/dt⌉ steps.
+    #[serde(default = "default_duration")]
+    pub duration: f64,
+    /// Write a row every this many steps (≥ 1).
+    #[serde(default = "one_u64", deserialize_with = "count::deserialize")]
+    pub every: u64,
+    /// Channels to record (each once).
+    #[serde(default = "default_channels")]
+    pub record: Vec<Channel>,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        Self {
+            duration: default_duration(),
+            every: 1,
+            record: default_channels(),
+        }
+    }
+}
+
+/// A recorded channel; each goes to its own CSV file of the run's folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    /// `residuals.csv`: primal (51) and constraint (52) residuals.
+    Residuals,
+    /// `energy.csv`: kinetic, potential and total energy, J.
+    Energy,
+    /// `states.csv`: every body's position (m, world) and rotation vector Log(R) (rad).
+    Poses,
+    /// `velocities.csv`: every body's linear (m/s, world) and angular (rad/s, body)
+    /// velocity.
+    Velocities,
+    /// `lambda.csv`: every constraint row's accumulated Lagrange multiplier λ of the last
+    /// substep (N·s² for length rows, N·m·s² for angle rows).
+    Lambda,
+}
+
+impl Channel {
+    /// Every channel, in file order.
+    pub const ALL: [Channel; 5] = [
+        Channel::Residuals,
+        Channel::Energy,
+        Channel::Poses,
+        Channel::Velocities,
+        Channel::Lambda,
+    ];
+
+    /// The name as written in the scene file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Residuals => "residuals",
+            Channel::Energy => "energy",
+            Channel::Poses => "poses",
+            Channel::Velocities => "velocities",
+            Channel::Lambda => "lambda",
+        }
+    }
+
+    /// The CSV file this channel is written to.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Channel::Residuals => "residuals.csv",
+            Channel::Energy => "energy.csv",
+            Channel::Poses => "states.csv",
+            Channel::Velocities => "velocities.csv",
+            Channel::Lambda => "lambda.csv",
+        }
+    }
+}
+
+/// `[[bodies]]`: one rigid body.
+///
+/// Mass properties come either from `shape` and `density`, or from `mass` and
+/// `inertia` (principal moments about the body axes through the centre of mass); a
+/// `fixed` body needs neither. A shape given together with `mass`/`inertia` is only
+/// drawn (VTK output).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// Unique name (not `world`).
+    pub name: String,
+    /// Geometry, body frame, centred at the centre of mass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<ShapeSpec>,
+    /// Density, kg/m³ (> 0), with `shape`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub density: Option<f64>,
+    /// Mass, kg (> 0), with `inertia`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mass: Option<f64>,
+    /// Principal inertia (I₁, I₂, I₃), kg·m², body frame (each > 0), with `mass`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inertia: Option<[f64; 3]>,
+    /// Centre of mass, m, world frame.
+    #[serde(default)]
+    pub position: [f64; 3],
+    /// Orientation body → world (default: identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<OrientationSpec>,
+    /// Linear velocity, m/s, world frame.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Angular velocity, rad/s, **body** frame.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    /// A fixed body never moves (infinite mass).
+    #[serde(default)]
+    pub fixed: bool,
+}
+
+/// A body's geometry, centred at its centre of mass, in its body frame.
+///
+/// Capsules and cylinders have their axis along body z.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ShapeSpec {
+    /// A box with edge lengths `size` = (x, y, z), m.
+    Box {
+        /// Edge lengths along body x, y, z, m (each > 0).
+        size: [f64; 3],
+    },
+    /// A ball of radius `radius`, m.
+    Sphere {
+        /// Radius, m (> 0).
+        radius: f64,
+    },
+    /// A cylinder of radius `radius` and length `length` along body z, m.
+    Cylinder {
+        /// Radius, m (> 0).
+        radius: f64,
+        /// Length along body z, m (> 0).
+        length: f64,
+    },
+    /// A cylinder of length `length` along body z capped by two half-balls of radius
+    /// `radius` (total length `length + 2 radius`), m.
+    Capsule {
+        /// Radius, m (> 0).
+        radius: f64,
+        /// Length of the cylindrical part along body z, m (≥ 0).
+        length: f64,
+    },
+}
+
+/// An orientation: a rotation axis (any non-zero length; normalised) and an angle in
+/// degrees, or a unit quaternion `[w, x, y, z]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    deny_unknown_fields,
+    expecting = "an orientation: { axis = [x, y, z], angle_deg = A } or { quaternion = [w, x, y, z] }"
+)]
+pub enum OrientationSpec {
+    /// Rotation by `angle_deg` degrees about `axis` (right-hand rule).
+    AxisAngle {
+        /// Rotation axis, world frame for bodies, body frame for joint frames.
+        axis: [f64; 3],
+        /// Angle, degrees.
+        angle_deg: f64,
+    },
+    /// Unit quaternion, scalar first: `[w, x, y, z]`.
+    Quaternion {
+        /// `[w, x, y, z]`; its norm must be 1 within 1e-6 (it is then normalised).
+        quaternion: [f64; 4],
+    },
+}
+
+/// `[[joints]]`: a vector joint (Sections 5.2–5.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointSpec {
+    /// Unique name (default: `joint{i}`), used for the joint's columns in `lambda.csv`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Joint type.
+    #[serde(rename = "type")]
+    pub kind: JointType,
+    /// First body's name, or `world`.
+    pub body1: String,
+    /// Second body's name, or `world`.
+    pub body2: String,
+    /// Joint frame on body 1 (body frame; world frame if body 1 is the world).
+    #[serde(default)]
+    pub frame1: FrameSpec,
+    /// Joint frame on body 2 (body frame; world frame if body 2 is the world).
+    #[serde(default)]
+    pub frame2: FrameSpec,
+    /// Compliance α, one value for every row or one per row (m/N for length rows,
+    /// rad/(N·m) for angle rows; 0 = hard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compliance: Option<ComplianceSpec>,
+}
+
+/// Joint types. The revolute axis and the prismatic slide axis are the joint frames'
+/// z axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JointType {
+    /// Six rows: position and rotation locked (71).
+    Fixed,
+    /// Five rows: rotation about z free (72).
+    Revolute,
+    /// Three rows: positions coincide (75).
+    Spherical,
+    /// Five rows: translation along z free (79).
+    Prismatic,
+}
+
+impl JointType {
+    /// The name as written in the scene file.
+    pub fn name(self) -> &'static str {
+        match self {
+            JointType::Fixed => "fixed",
+            JointType::Revolute => "revolute",
+            JointType::Spherical => "spherical",
+            JointType::Prismatic => "prismatic",
+        }
+    }
+
+    /// Number of constraint rows.
+    pub fn rows(self) -> usize {
+        match self {
+            JointType::Fixed => 6,
+            JointType::Revolute | JointType::Prismatic => 5,
+            JointType::Spherical => 3,
+        }
+    }
+}
+
+/// A joint frame on a body: position (m) and orientation relative to the body frame
+/// (69)–(70).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameSpec {
+    /// Joint origin, m, body frame.
+    #[serde(default)]
+    pub position: [f64; 3],
+    /// Joint axes relative to the body axes (default: identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<OrientationSpec>,
+}
+
+/// Compliance: one value for all rows, or one per row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a compliance: one number for every row, or a list with one number per row"
+)]
+pub enum ComplianceSpec {
+    /// The same α for every row.
+    Uniform(f64),
+    /// One α per row, in row order.
+    PerRow(Vec<f64>),
+}
+
+fn default_dt() -> f64 {
+    1e-3
+}
+fn default_duration() -> f64 {
+    10.0
+}
+fn default_gravity() -> [f64; 3] {
+    [0.0, -9.81, 0.0]
+}
+fn default_channels() -> Vec<Channel> {
+    vec![
+        Channel::Residuals,
+        Channel::Energy,
+        Channel::Poses,
+        Channel::Lambda,
+    ]
+}
+fn one() -> usize {
+    1
+}
+fn one_u64() -> u64 {
+    1
+}
+
+/// Counts accept an integer, or a float that is a whole number (`1e3`), so that
+/// `--set solver.substeps=1e3` means 1000.
+mod count {
+    use serde::de::{Deserializer, Error, Visitor};
+    use std::fmt;
+
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a whole number")
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v)
+                .map_err(|_| E::custom(format!("{v} is negative; expected a whole number")))
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<u64, E> {
+            if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 {
+                Ok(v as u64)
+            } else {
+                Err(E::custom(format!("{v} is not a whole number ≥ 0")))
+            }
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, N: TryFrom<u64>>(d: D) -> Result<N, D::Error> {
+        let v = d.deserialize_any(V)?;
+        N::try_from(v).map_err(|_| D::Error::custom(format!("{v} is too large")))
+    }
+}

@@ -1,0 +1,308 @@
+//! Scenes as data: the versioned TOML scene format, its validation, and one generic
+//! builder from a scene to a [`crate::xpbd::World`] for any scalar and rotation
+//! representation.
+//!
+//! A scene file (format in [`format`]) names its bodies, joints, solver settings and
+//! what to record. [`Scene::from_toml`] / [`Scene::load`] read and check it;
+//! [`Scene::set`] applies `key=value` overrides (what the program's `--set` does);
+//! [`Scene::build`] makes the world.
+//!
+//! ```
+//! use lie_xpbd::lie::{SO3Matrix, UnitQuaternion};
+//! use lie_xpbd::scene::Scene;
+//!
+//! let text = r#"
+//! version = 1
+//! [run]
+//! duration = 0.5
+//! [[bodies]]
+//! name = "bar"
+//! shape = { type = "box", size = [0.1, 1.0, 0.1] }
+//! density = 1000.0
+//! position = [0.0, -0.5, 0.0]
+//! [[joints]]
+//! type = "spherical"
+//! body1 = "world"
+//! body2 = "bar"
+//! frame2 = { position = [0.0, 0.5, 0.0] }
+//! "#;
+//! let mut scene = Scene::from_toml(text, "bar.toml")?;
+//! scene.set("solver.substeps", "4")?;
+//! let mut built = scene.build::<f32, UnitQuaternion<f32>>()?;
+//! for _ in 0..scene.steps()? {
+//!     built.world.step().unwrap();
+//! }
+//! assert_eq!(built.body_names, ["bar"]);
+//! # Ok::<(), lie_xpbd::scene::SceneError>(())
+//! ```
+//!
+//! # Errors
+//! Every mistake is a [`SceneError`] naming the file, the line and column, the field
+//! path and what is allowed; reading a scene never panics.
+
+pub mod build;
+pub mod error;
+pub mod format;
+pub mod path;
+mod validate;
+
+pub use build::{BuiltScene, JointInfo};
+pub use error::{SceneError, SceneErrorKind};
+pub use format::{
+    BodySpec, Channel, ComplianceSpec, FrameSpec, JointSpec, JointType, ModeSpec, OrientationSpec,
+    RunSpec, SceneFile, ShapeSpec, SolverSpec, SCENE_VERSION, WORLD,
+};
+pub use path::{FieldPath, Segment};
+
+use std::path::Path;
+
+/// Largest number of steps a scene may ask for (10¹²): beyond it the step count no
+/// longer fits the exact-time bookkeeping, and the run would take weeks.
+pub const MAX_STEPS: u64 = 1_000_000_000_000;
+
+/// A checked scene: the parsed file, where it came from, and the overrides applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scene {
+    file: SceneFile,
+    origin: String,
+    source: Option<String>,
+    table: toml::Table,
+    overrides: Vec<(String, String)>,
+}
+
+impl Scene {
+    /// Reads and checks the scene file at `path`.
+    ///
+    /// # Errors
+    /// [`SceneErrorKind::Io`] if it cannot be read; otherwise as [`Scene::from_toml`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, SceneError> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let mut err = SceneError::new(
+                SceneErrorKind::Io,
+                FieldPath::root(),
+                format!("cannot read the scene file: {e}"),
+            );
+            err.origin = origin.clone();
+            err
+        })?;
+        Self::from_toml(&text, origin)
+    }
+
+    /// Parses and checks a scene from TOML text; `origin` names it in errors (a path,
+    /// or e.g. `<built-in pendulum>`).
+    ///
+    /// # Errors
+    /// [`SceneError`] of kind `Syntax` (not TOML), `Version` (missing or unsupported
+    /// `version`), `Schema` (wrong type, unknown or missing field) or `Invalid` (a value
+    /// out of range or inconsistent), with line, column and field path.
+    pub fn from_toml(text: &str, origin: impl Into<String>) -> Result<Self, SceneError> {
+        let origin = origin.into();
+        let with_origin = |mut e: SceneError| {
+            e.origin = origin.clone();
+            e
+        };
+        let table: toml::Table = match text.parse::<toml::Table>() {
+            Ok(t) => t,
+            Err(e) => {
+                let mut err = SceneError::new(
+                    SceneErrorKind::Syntax,
+                    FieldPath::root(),
+                    first_line(e.message()),
+                );
+                if let Some(span) = e.span() {
+                    err = err.at_offset(text, span.start);
+                }
+                return Err(with_origin(err));
+            }
+        };
+        let mut scene = Self {
+            file: SceneFile {
+                version: SCENE_VERSION,
+                name: None,
+                description: None,
+                solver: SolverSpec::default(),
+                run: RunSpec::default(),
+                bodies: Vec::new(),
+                joints: Vec::new(),
+            },
+            origin,
+            source: Some(text.to_string()),
+            table,
+            overrides: Vec::new(),
+        };
+        scene.reparse()?;
+        Ok(scene)
+    }
+
+    /// A scene from an already-built [`SceneFile`] (e.g. made by a scene module).
+    ///
+    /// # Errors
+    /// As [`Scene::from_toml`], without line numbers.
+    pub fn from_file(file: SceneFile, origin: impl Into<String>) -> Result<Self, SceneError> {
+        let origin = origin.into();
+        let table = toml::Table::try_from(&file).map_err(|e| {
+            let mut err = SceneError::new(SceneErrorKind::Schema, FieldPath::root(), e.to_string());
+            err.origin = origin.clone();
+            err
+        })?;
+        let mut scene = Self {
+            file,
+            origin,
+            source: None,
+            table,
+            overrides: Vec::new(),
+        };
+        scene.reparse()?;
+        Ok(scene)
+    }
+
+    /// Overrides one field, as `--set key=value` does: `key` is a dotted path
+    /// (`solver.dt`, `run.duration`, `bodies[0].mass`, or a body or joint by name,
+    /// `bodies.link1.density`), `value` a TOML value (`1e-3`, `"rows"`, `[0, -9.81, 0]`;
+    /// a bare word is taken as a string). The scene is checked again afterwards.
+    ///
+    /// # Errors
+    /// [`SceneErrorKind::Override`] if the key does not lead to a field that can be
+    /// set; otherwise as [`Scene::from_toml`] for the resulting scene (the error says
+    /// which override made it invalid). On error the scene is unchanged.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SceneError> {
+        let before = (
+            self.table.clone(),
+            self.file.clone(),
+            self.overrides.clone(),
+        );
+        let result = validate::apply_override(&mut self.table, key, value).and_then(|_| {
+            self.overrides.push((key.to_string(), value.to_string()));
+            self.reparse()
+        });
+        if let Err(mut e) = result {
+            if e.origin.is_empty() {
+                e.origin = self.origin.clone();
+            }
+            (self.table, self.file, self.overrides) = before;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Applies `key=value` (one `--set` argument).
+    ///
+    /// # Errors
+    /// [`SceneErrorKind::Override`] if there is no `=`; otherwise as [`Scene::set`].
+    pub fn set_assignment(&mut self, assignment: &str) -> Result<(), SceneError> {
+        let Some((key, value)) = assignment.split_once('=') else {
+            let mut e = SceneError::new(
+                SceneErrorKind::Override,
+                FieldPath::root(),
+                format!("--set '{assignment}' is not of the form key=value (e.g. solver.dt=5e-4)"),
+            );
+            e.origin = self.origin.clone();
+            return Err(e);
+        };
+        self.set(key.trim(), value.trim())
+    }
+
+    fn reparse(&mut self) -> Result<(), SceneError> {
+        let result = validate::check_version(&self.table)
+            .and_then(|_| {
+                serde_path_to_error::deserialize::<_, SceneFile>(self.table.clone()).map_err(|e| {
+                    SceneError::new(
+                        SceneErrorKind::Schema,
+                        FieldPath::from_serde(e.path()),
+                        first_line(&e.inner().to_string()),
+                    )
+                })
+            })
+            .and_then(|file| {
+                validate::check(&file)?;
+                Ok(file)
+            });
+        match result {
+            Ok(file) => {
+                self.file = file;
+                Ok(())
+            }
+            Err(e) => Err(self.locate(e)),
+        }
+    }
+
+    /// Adds origin, line and column (from the field path) and the override that set
+    /// the field, if any.
+    pub(crate) fn locate(&self, mut e: SceneError) -> SceneError {
+        e.origin = self.origin.clone();
+        let path = e.path.clone();
+        if let Some((k, v)) = self.overrides.iter().rev().find(|(k, _)| {
+            validate::override_path(&self.file, k)
+                .is_some_and(|p| path.starts_with(&p) || p.starts_with(&path))
+        }) {
+            e.message = format!("{} (set by --set {k}={v})", e.message);
+            return e;
+        }
+        if e.line.is_none() {
+            if let Some(src) = &self.source {
+                if let Some(off) = path::locate(src, &path) {
+                    e = e.at_offset(src, off);
+                }
+            }
+        }
+        e
+    }
+
+    /// The checked contents.
+    pub fn file(&self) -> &SceneFile {
+        &self.file
+    }
+
+    /// Where the scene came from (a path or a description).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The scene's name: `name` from the file, else the file stem of its origin.
+    pub fn name(&self) -> String {
+        self.file.name.clone().unwrap_or_else(|| {
+            Path::new(&self.origin)
+                .file_stem()
+                .map_or_else(|| "scene".to_string(), |s| s.to_string_lossy().into_owned())
+        })
+    }
+
+    /// The overrides applied so far, as (key, value).
+    pub fn overrides(&self) -> &[(String, String)] {
+        &self.overrides
+    }
+
+    /// The scene as TOML, overrides included (what a run records next to its outputs).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(&self.file).unwrap_or_default()
+    }
+
+    /// Number of steps: ⌈duration/dt⌉, ignoring 1e-9 relative round-off
+    /// (`duration = 0.0105, dt = 0.001` gives 11).
+    ///
+    /// # Errors
+    /// [`SceneErrorKind::Invalid`] at `run.duration` if the count exceeds
+    /// [`MAX_STEPS`].
+    pub fn steps(&self) -> Result<u64, SceneError> {
+        let n = self.file.run.duration / self.file.solver.dt;
+        let n = (n - 1e-9 * n).ceil().max(1.0);
+        if !(n <= MAX_STEPS as f64) {
+            let e = SceneError::new(
+                SceneErrorKind::Invalid,
+                FieldPath::root().key("run").key("duration"),
+                format!(
+                    "duration {} s at dt = {} s is {n:.3e} steps; at most {MAX_STEPS:.0e} are allowed (shorten run.duration or raise solver.dt)",
+                    self.file.run.duration, self.file.solver.dt
+                ),
+            );
+            return Err(self.locate(e));
+        }
+        Ok(n as u64)
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").trim().to_string()
+}

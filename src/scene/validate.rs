@@ -1,0 +1,505 @@
+//! Checks of a parsed scene beyond its types, and `--set` overrides.
+
+use super::error::{SceneError, SceneErrorKind};
+use super::format::*;
+use super::path::{FieldPath, Segment};
+use std::collections::HashSet;
+
+/// Largest accepted |angle| in an orientation, degrees (ten turns: beyond it the value
+/// is more likely a unit mistake than a choice).
+pub const MAX_ANGLE_DEG: f64 = 3600.0;
+
+/// How far from 1 the norm of a scene-file quaternion may be (then normalised): tight
+/// enough to catch a typo, loose enough for values printed to 7 digits.
+pub const QUATERNION_NORM_TOLERANCE: f64 = 1e-6;
+
+fn invalid(path: FieldPath, message: impl Into<String>) -> SceneError {
+    SceneError::new(SceneErrorKind::Invalid, path, message)
+}
+
+fn root() -> FieldPath {
+    FieldPath::root()
+}
+
+pub(crate) fn check_version(table: &toml::Table) -> Result<(), SceneError> {
+    let path = root().key("version");
+    match table.get("version") {
+        None => Err(SceneError::new(
+            SceneErrorKind::Version,
+            root(),
+            format!("missing `version = {SCENE_VERSION}` (the scene-file format version)"),
+        )),
+        Some(toml::Value::Integer(v)) if *v == i64::from(SCENE_VERSION) => Ok(()),
+        Some(v) => Err(SceneError::new(
+            SceneErrorKind::Version,
+            path,
+            format!("unsupported version {v}; this library reads version {SCENE_VERSION}"),
+        )),
+    }
+}
+
+fn positive(path: FieldPath, what: &str, unit: &str, x: f64) -> Result<(), SceneError> {
+    if x.is_finite() && x > 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(
+            path,
+            format!("{what} must be positive and finite ({unit}), got {x}"),
+        ))
+    }
+}
+
+fn finite3(path: FieldPath, what: &str, v: &[f64]) -> Result<(), SceneError> {
+    match v.iter().position(|x| !x.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(invalid(
+            path.index(i),
+            format!("{what} must be finite, got {}", v[i]),
+        )),
+    }
+}
+
+pub(crate) fn check_orientation(path: FieldPath, o: &OrientationSpec) -> Result<(), SceneError> {
+    match o {
+        OrientationSpec::AxisAngle { axis, angle_deg } => {
+            finite3(path.key("axis"), "the rotation axis", axis)?;
+            let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+            if !(n > 0.0 && n.is_finite()) {
+                return Err(invalid(
+                    path.key("axis"),
+                    "the rotation axis must be a non-zero vector",
+                ));
+            }
+            if !(angle_deg.is_finite() && angle_deg.abs() <= MAX_ANGLE_DEG) {
+                return Err(invalid(
+                    path.key("angle_deg"),
+                    format!("the angle must be finite and within ±{MAX_ANGLE_DEG} degrees, got {angle_deg}"),
+                ));
+            }
+        }
+        OrientationSpec::Quaternion { quaternion: q } => {
+            let p = path.key("quaternion");
+            finite3(p.clone(), "a quaternion component", q)?;
+            let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if !((n - 1.0).abs() <= QUATERNION_NORM_TOLERANCE) {
+                return Err(invalid(
+                    p,
+                    format!(
+                        "a quaternion [w, x, y, z] must have norm 1 (within {QUATERNION_NORM_TOLERANCE:e}), got norm {n}; give more digits or use {{ axis = [x, y, z], angle_deg = A }}"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_shape(path: FieldPath, s: &ShapeSpec) -> Result<(), SceneError> {
+    match s {
+        ShapeSpec::Box { size } => {
+            for (i, &x) in size.iter().enumerate() {
+                positive(path.key("size").index(i), "a box edge length", "m", x)?;
+            }
+        }
+        ShapeSpec::Sphere { radius } => positive(path.key("radius"), "the radius", "m", *radius)?,
+        ShapeSpec::Cylinder { radius, length } => {
+            positive(path.key("radius"), "the radius", "m", *radius)?;
+            positive(path.key("length"), "the length", "m", *length)?;
+        }
+        ShapeSpec::Capsule { radius, length } => {
+            positive(path.key("radius"), "the radius", "m", *radius)?;
+            if !(length.is_finite() && *length >= 0.0) {
+                return Err(invalid(
+                    path.key("length"),
+                    format!("the length must be finite and >= 0 (m), got {length}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_body(path: &FieldPath, b: &BodySpec) -> Result<(), SceneError> {
+    if b.name.trim().is_empty() {
+        return Err(invalid(path.key("name"), "a body name must not be empty"));
+    }
+    if b.name == WORLD {
+        return Err(invalid(
+            path.key("name"),
+            "'world' is reserved for the fixed world frame; choose another body name",
+        ));
+    }
+    if let Some(s) = &b.shape {
+        check_shape(path.key("shape"), s)?;
+    }
+    finite3(path.key("position"), "the position", &b.position)?;
+    finite3(path.key("velocity"), "the velocity", &b.velocity)?;
+    finite3(
+        path.key("angular_velocity"),
+        "the angular velocity",
+        &b.angular_velocity,
+    )?;
+    if let Some(o) = &b.orientation {
+        check_orientation(path.key("orientation"), o)?;
+    }
+    if let Some(d) = b.density {
+        positive(path.key("density"), "the density", "kg/m³", d)?;
+    }
+    if let Some(m) = b.mass {
+        positive(path.key("mass"), "the mass", "kg", m)?;
+    }
+    if let Some(inertia) = &b.inertia {
+        for (i, &x) in inertia.iter().enumerate() {
+            positive(
+                path.key("inertia").index(i),
+                "a principal moment of inertia",
+                "kg·m²",
+                x,
+            )?;
+        }
+        let [a, bb, c] = *inertia;
+        let slack = 1e-9 * (a + bb + c);
+        if a + bb + slack < c || a + c + slack < bb || bb + c + slack < a {
+            return Err(invalid(
+                path.key("inertia"),
+                format!("principal inertia {inertia:?} kg·m² violates I₁ + I₂ ≥ I₃ (and its permutations), which every rigid body satisfies"),
+            ));
+        }
+    }
+    if b.fixed {
+        return Ok(());
+    }
+    match (b.density.is_some(), b.mass.is_some(), b.inertia.is_some()) {
+        (true, false, false) if b.shape.is_some() => Ok(()),
+        (true, false, false) => Err(invalid(path.key("density"), "a density needs a shape to give the mass (add `shape = { type = \"box\", size = [..] }`, or give `mass` and `inertia`)")),
+        (false, true, true) => Ok(()),
+        (true, true, _) | (true, _, true) => Err(invalid(path.key("density"), "give either `density` (with `shape`) or `mass` and `inertia`, not both")),
+        (false, true, false) => Err(invalid(path.key("mass"), "a mass needs its principal `inertia = [I1, I2, I3]` (kg·m²)")),
+        (false, false, true) => Err(invalid(path.key("inertia"), "an inertia needs its `mass` (kg)")),
+        (false, false, false) => Err(invalid(
+            path.clone(),
+            format!("dynamic body '{}' has no mass: give `shape` and `density`, or `mass` and `inertia`, or set `fixed = true`", b.name),
+        )),
+    }
+}
+
+fn check_joint(path: &FieldPath, j: &JointSpec, bodies: &[BodySpec]) -> Result<(), SceneError> {
+    let find = |key: &str, name: &str| -> Result<Option<&BodySpec>, SceneError> {
+        if name == WORLD {
+            return Ok(None);
+        }
+        bodies
+            .iter()
+            .find(|b| b.name == name)
+            .map(Some)
+            .ok_or_else(|| {
+                let names: Vec<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
+                invalid(
+                    path.key(key),
+                    format!(
+                        "no body is named '{name}'; valid values: {}, {WORLD}",
+                        names.join(", ")
+                    ),
+                )
+            })
+    };
+    let b1 = find("body1", &j.body1)?;
+    let b2 = find("body2", &j.body2)?;
+    if j.body1 == j.body2 {
+        return Err(invalid(
+            path.key("body2"),
+            format!(
+                "a joint must join two different bodies, but both sides are '{}'",
+                j.body1
+            ),
+        ));
+    }
+    if b1.is_none_or(|b| b.fixed) && b2.is_none_or(|b| b.fixed) {
+        return Err(invalid(
+            path.clone(),
+            format!("joint between '{}' and '{}' has no dynamic body: the solver could never move either side", j.body1, j.body2),
+        ));
+    }
+    for (key, f) in [("frame1", &j.frame1), ("frame2", &j.frame2)] {
+        finite3(
+            path.key(key).key("position"),
+            "the joint position",
+            &f.position,
+        )?;
+        if let Some(o) = &f.orientation {
+            check_orientation(path.key(key).key("orientation"), o)?;
+        }
+    }
+    let rows = j.kind.rows();
+    match &j.compliance {
+        None => {}
+        Some(ComplianceSpec::Uniform(a)) => check_compliance(path.key("compliance"), *a)?,
+        Some(ComplianceSpec::PerRow(v)) => {
+            if v.len() != rows {
+                return Err(invalid(
+                    path.key("compliance"),
+                    format!("a {} joint has {rows} rows, so give {rows} compliances (or one for all), not {}", j.kind.name(), v.len()),
+                ));
+            }
+            for (i, &a) in v.iter().enumerate() {
+                check_compliance(path.key("compliance").index(i), a)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_compliance(path: FieldPath, a: f64) -> Result<(), SceneError> {
+    if a.is_finite() && a >= 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(
+            path,
+            format!("compliance must be finite and >= 0 (m/N or rad/(N·m); 0 = hard), got {a}"),
+        ))
+    }
+}
+
+pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
+    let solver = root().key("solver");
+    positive(solver.key("dt"), "the time step", "s", file.solver.dt)?;
+    if file.solver.substeps == 0 {
+        return Err(invalid(
+            solver.key("substeps"),
+            "substeps must be at least 1",
+        ));
+    }
+    if file.solver.iterations == 0 {
+        return Err(invalid(
+            solver.key("iterations"),
+            "iterations must be at least 1",
+        ));
+    }
+    finite3(solver.key("gravity"), "gravity", &file.solver.gravity)?;
+    let run = root().key("run");
+    positive(run.key("duration"), "the duration", "s", file.run.duration)?;
+    if file.solver.dt > file.run.duration {
+        return Err(invalid(
+            solver.key("dt"),
+            format!(
+                "the time step {} s exceeds the run's duration {} s",
+                file.solver.dt, file.run.duration
+            ),
+        ));
+    }
+    if file.run.every == 0 {
+        return Err(invalid(
+            run.key("every"),
+            "every must be at least 1 (a row every N steps)",
+        ));
+    }
+    let mut seen = HashSet::new();
+    for (i, c) in file.run.record.iter().enumerate() {
+        if !seen.insert(*c) {
+            return Err(invalid(
+                run.key("record").index(i),
+                format!("channel '{}' is listed twice", c.name()),
+            ));
+        }
+    }
+    if file.bodies.is_empty() {
+        return Err(invalid(
+            root().key("bodies"),
+            "the scene has no bodies; add at least one [[bodies]] table",
+        ));
+    }
+    let mut names = HashSet::new();
+    for (i, b) in file.bodies.iter().enumerate() {
+        let p = root().key("bodies").index(i);
+        check_body(&p, b)?;
+        if !names.insert(b.name.as_str()) {
+            return Err(invalid(
+                p.key("name"),
+                format!("two bodies are named '{}'; names must be unique", b.name),
+            ));
+        }
+    }
+    let mut joint_names = HashSet::new();
+    for (i, j) in file.joints.iter().enumerate() {
+        let p = root().key("joints").index(i);
+        check_joint(&p, j, &file.bodies)?;
+        let name = joint_name(i, j);
+        if name.trim().is_empty() {
+            return Err(invalid(p.key("name"), "a joint name must not be empty"));
+        }
+        if !joint_names.insert(name.clone()) {
+            return Err(invalid(
+                p.key("name"),
+                format!("two joints are named '{name}'; names must be unique"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The joint's name: `name`, or `joint{i}`.
+pub(crate) fn joint_name(i: usize, j: &JointSpec) -> String {
+    j.name.clone().unwrap_or_else(|| format!("joint{i}"))
+}
+
+/// Splits `bodies[0].mass` / `bodies.link1.mass` into segments; names stay keys.
+fn parse_key(key: &str) -> Option<Vec<Segment>> {
+    let mut out = Vec::new();
+    for part in key.split('.') {
+        let (name, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if name.is_empty() {
+            return None;
+        }
+        out.push(Segment::Key(name.to_string()));
+        while !rest.is_empty() {
+            let close = rest.find(']')?;
+            out.push(Segment::Index(rest[1..close].trim().parse().ok()?));
+            rest = &rest[close + 1..];
+            if !rest.is_empty() && !rest.starts_with('[') {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+fn parse_value(value: &str) -> toml::Value {
+    format!("v = {value}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()))
+}
+
+fn override_error(key: &str, value: &str, message: impl Into<String>) -> SceneError {
+    SceneError::new(
+        SceneErrorKind::Override,
+        FieldPath::root(),
+        format!("--set {key}={value}: {}", message.into()),
+    )
+}
+
+/// Applies one override to the document table.
+pub(crate) fn apply_override(
+    table: &mut toml::Table,
+    key: &str,
+    value: &str,
+) -> Result<(), SceneError> {
+    let segs = parse_key(key).ok_or_else(|| {
+        override_error(
+            key,
+            value,
+            "the key must be a dotted path such as solver.dt, bodies[0].mass or bodies.NAME.mass",
+        )
+    })?;
+    if segs.first() == Some(&Segment::Key("version".into())) {
+        return Err(override_error(
+            key,
+            value,
+            "the format version cannot be overridden",
+        ));
+    }
+    let new = parse_value(value);
+    let mut root = toml::Value::Table(std::mem::take(table));
+    let result = set_in(&mut root, &segs, new, "").map_err(|m| override_error(key, value, m));
+    if let toml::Value::Table(t) = root {
+        *table = t;
+    }
+    result
+}
+
+/// Sets `segs` under `cur` to `new`; missing table keys are created, array elements
+/// are found by index or by their `name` field.
+fn set_in(
+    cur: &mut toml::Value,
+    segs: &[Segment],
+    new: toml::Value,
+    walked: &str,
+) -> Result<(), String> {
+    let Some((seg, rest)) = segs.split_first() else {
+        *cur = new;
+        return Ok(());
+    };
+    let here = match seg {
+        Segment::Key(k) if walked.is_empty() => k.clone(),
+        Segment::Key(k) => format!("{walked}.{k}"),
+        Segment::Index(i) => format!("{walked}[{i}]"),
+    };
+    let shown = if walked.is_empty() {
+        "the scene"
+    } else {
+        walked
+    };
+    let next = match (seg, cur) {
+        (Segment::Key(k), toml::Value::Table(t)) => Some(
+            t.entry(k.clone())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new())),
+        ),
+        (Segment::Key(k), toml::Value::Array(a)) => {
+            let found = a
+                .iter_mut()
+                .find(|v| v.get("name").and_then(|n| n.as_str()) == Some(k.as_str()));
+            if found.is_none() {
+                return Err(format!("'{shown}' has no element named '{k}'"));
+            }
+            found
+        }
+        (Segment::Index(i), toml::Value::Array(a)) => {
+            let len = a.len();
+            match a.get_mut(*i) {
+                Some(v) => Some(v),
+                None => {
+                    return Err(format!(
+                        "'{shown}' has {len} elements, so there is no [{i}]"
+                    ))
+                }
+            }
+        }
+        (Segment::Index(i), _) => {
+            return Err(format!("'{shown}' is not a list, so [{i}] does not apply"))
+        }
+        (Segment::Key(k), _) => {
+            return Err(format!(
+                "'{shown}' is a value, not a table, so .{k} does not apply"
+            ))
+        }
+    };
+    match next {
+        Some(v) => set_in(v, rest, new, &here),
+        None => Err(format!("'{here}' not found")),
+    }
+}
+
+/// The field path that an override key designates in `file` (names resolved to
+/// indices), for attributing errors to `--set`.
+pub(crate) fn override_path(file: &SceneFile, key: &str) -> Option<FieldPath> {
+    let segs = parse_key(key)?;
+    let mut out = Vec::new();
+    let mut it = segs.into_iter().peekable();
+    while let Some(seg) = it.next() {
+        match &seg {
+            Segment::Key(k) if k == "bodies" || k == "joints" => {
+                out.push(seg.clone());
+                if let Some(Segment::Key(name)) = it.peek().cloned() {
+                    let idx = if k == "bodies" {
+                        file.bodies.iter().position(|b| b.name == name)
+                    } else {
+                        file.joints
+                            .iter()
+                            .enumerate()
+                            .position(|(i, j)| joint_name(i, j) == name)
+                    };
+                    if let Some(idx) = idx {
+                        it.next();
+                        out.push(Segment::Index(idx));
+                    }
+                }
+            }
+            _ => out.push(seg),
+        }
+    }
+    Some(FieldPath(out))
+}
