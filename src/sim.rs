@@ -68,11 +68,15 @@ impl Scalar {
     }
 
     /// The shortest decimal text that reads back to `x` at this precision (an `f32`
-    /// run writes `0.1`, not `0.10000000149011612`); `NaN`, `inf`, `-inf` as such.
+    /// run writes `0.1`, not `0.10000000149011612`): plain for 1e-5 ≤ |x| < 1e16 and
+    /// for 0, scientific otherwise (`7.79e-11`); `NaN`, `inf`, `-inf` as such.
     pub fn format(self, x: f64) -> String {
-        match self {
-            Scalar::F64 => format!("{x}"),
-            Scalar::F32 => format!("{}", x as f32),
+        let plain = x == 0.0 || !x.is_finite() || (1e-5..1e16).contains(&x.abs());
+        match (self, plain) {
+            (Scalar::F64, true) => format!("{x}"),
+            (Scalar::F64, false) => format!("{x:e}"),
+            (Scalar::F32, true) => format!("{}", x as f32),
+            (Scalar::F32, false) => format!("{:e}", x as f32),
         }
     }
 }
@@ -150,6 +154,10 @@ pub trait Simulation: Send {
     fn joints(&self) -> &[JointInfo];
     /// Whether body `i` is fixed.
     fn is_fixed(&self, i: usize) -> bool;
+    /// Mass of body `i`, kg (0 for a fixed body).
+    fn mass(&self, i: usize) -> f64;
+    /// Gravitational acceleration, m/s², world frame.
+    fn gravity(&self) -> Vector3<f64>;
     /// Centre of mass of body `i`, m, world frame.
     fn position(&self, i: usize) -> Vector3<f64>;
     /// Orientation of body `i` (body → world) as a rotation matrix (orthonormal to the
@@ -200,6 +208,12 @@ impl<T: Real, G: LieGroup<T>> Simulation for SceneSimulation<T, G> {
     }
     fn is_fixed(&self, i: usize) -> bool {
         self.built.world.bodies()[i].is_fixed()
+    }
+    fn mass(&self, i: usize) -> f64 {
+        self.built.world.bodies()[i].mass().to_f64()
+    }
+    fn gravity(&self) -> Vector3<f64> {
+        f64v(&self.built.world.options().gravity)
     }
     fn position(&self, i: usize) -> Vector3<f64> {
         f64v(&self.built.world.bodies()[i].position)

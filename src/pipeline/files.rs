@@ -657,6 +657,28 @@ pub struct RunSummary<S: Serialize> {
     pub files: Vec<String>,
 }
 
+/// A file being written row by row under a hidden temporary name in its output
+/// directory ([`OutputDir::stream`]); it gets its final name when adopted and
+/// committed, and is deleted if dropped before.
+#[derive(Debug)]
+pub struct StreamFile {
+    writer: BufWriter<File>,
+    tmp: NamedTempFile,
+    path: PathBuf,
+}
+
+impl StreamFile {
+    /// The final path the file will have.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The buffered writer.
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        &mut self.writer
+    }
+}
+
 /// An output directory whose files are staged as hidden temporary files and appear
 /// under their final names only on [`OutputDir::commit`].
 #[derive(Debug)]
@@ -732,6 +754,60 @@ impl OutputDir {
             }),
             _ => Ok(()),
         }
+    }
+
+    /// Opens a hidden temporary file for `name` in the directory, to be written row by
+    /// row and staged with [`OutputDir::adopt`] (so a long run streams to disk instead
+    /// of holding its rows in memory).
+    ///
+    /// # Errors
+    /// [`OutputError::BadFileName`], or [`OutputError::Write`] if it cannot be created.
+    pub fn stream(&self, name: &str) -> Result<StreamFile, OutputError> {
+        Self::check_name(name)?;
+        let path = self.dir.join(name);
+        let tmp = Self::temp_file(&self.dir, name).map_err(|source| OutputError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        let file = tmp.reopen().map_err(|source| OutputError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(StreamFile {
+            writer: BufWriter::with_capacity(1 << 16, file),
+            tmp,
+            path,
+        })
+    }
+
+    /// Flushes and syncs a [`StreamFile`] and stages it for [`OutputDir::commit`].
+    /// Returns its final path.
+    ///
+    /// # Errors
+    /// [`OutputError::Write`] if flushing or syncing fails.
+    pub fn adopt(&mut self, mut stream: StreamFile) -> Result<PathBuf, OutputError> {
+        let path = stream.path.clone();
+        let io_err = |source| OutputError::Write {
+            path: path.clone(),
+            source,
+        };
+        stream.writer.flush().map_err(io_err)?;
+        stream.writer.get_ref().sync_all().map_err(io_err)?;
+        self.staged.push((stream.tmp, stream.path));
+        Ok(path)
+    }
+
+    /// Stages `bytes` as file `name`. Returns its final path.
+    ///
+    /// # Errors
+    /// As [`OutputDir::stage_with`].
+    pub fn stage_bytes(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutputError> {
+        let path = self.dir.join(name);
+        self.stage_with(
+            name,
+            |w| w.write_all(bytes),
+            |_, source| OutputError::Write { path, source },
+        )
     }
 
     fn temp_file(dir: &Path, name: &str) -> io::Result<NamedTempFile> {

@@ -4,3 +4,5 @@
 //! through this one path.
 
 pub mod files;
+pub mod record;
+pub mod run;

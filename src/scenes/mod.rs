@@ -3,6 +3,26 @@
 
 pub mod pendulum;
 
+use crate::scene::{Scene, SceneError};
+
+/// The scenes that ship with the library, by name: `(name, scene file text)`. The
+/// program accepts these names wherever it takes a scene file
+/// (`lie-xpbd run pendulum`); each is also a file under `scenes/`.
+pub const REGISTRY: &[(&str, &str)] = &[("pendulum", pendulum::SCENE_TOML)];
+
+/// The built-in scene `name`, parsed (origin `scenes/NAME.toml`), or `None` if no
+/// scene of that name ships.
+///
+/// # Errors
+/// Cannot fail for the shipped files (a test parses each), but propagates a
+/// [`SceneError`] rather than panicking.
+pub fn builtin(name: &str) -> Option<Result<Scene, SceneError>> {
+    REGISTRY
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, text)| Scene::from_toml(text, format!("scenes/{n}.toml")))
+}
+
 use crate::xpbd::XpbdError;
 use thiserror::Error;
 

@@ -1,0 +1,493 @@
+//! Running a scene to files: the one path every experiment takes.
+//!
+//! [`run_scene`] builds the scene in the requested representation and scalar, steps it
+//! for the scene's duration while a [`Recorder`] streams the channels to disk, and
+//! writes, in the run's folder:
+//! * the channel CSV files (see [`super::record`]);
+//! * `scene.toml`: the scene as run, overrides included;
+//! * `summary.json` ([`RunSummary`]) and `summary.md` (the same, readable).
+//!
+//! Every file appears whole under its final name or not at all: all are written as
+//! hidden temporary files in the folder, then renamed together. A run that diverges or
+//! is interrupted (the `interrupt` flag, set by Ctrl-C in the program) still writes its
+//! files with the rows computed so far, and says so in `status`.
+
+use super::files::{OutputDir, OutputError};
+use super::record::{Recorder, RunStats};
+use crate::scene::{Channel, Scene, SceneError};
+use crate::sim::{build_simulation, Rotation, Scalar};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// A constraint residual (52) above this (m or rad) means the joints came apart: the
+/// run is reported as not physically meaningful.
+pub const RESIDUAL_WARNING: f64 = 1e-2;
+
+/// An energy rise above this fraction of the energy available above rest is reported:
+/// backward Euler only removes energy, so a rise is round-off or an unstable setting.
+pub const ENERGY_GAIN_WARNING: f64 = 1e-3;
+
+/// How a run is run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Rotation representation.
+    pub rotation: Rotation,
+    /// Scalar type.
+    pub scalar: Scalar,
+    /// The run's folder (created if missing; files of the same names are replaced).
+    pub out: PathBuf,
+    /// Called after every step with (steps done, steps planned); e.g. a progress bar.
+    pub progress: Option<fn(u64, u64)>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// All steps were taken.
+    Completed,
+    /// A step produced a non-finite state; the files hold the steps before it.
+    Diverged,
+    /// Stopped by the user (Ctrl-C); the files hold the steps taken.
+    Interrupted,
+}
+
+/// The settings a run used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSettings {
+    /// Rotation representation.
+    pub rotation: String,
+    /// Scalar type.
+    pub scalar: String,
+    /// Time step, s.
+    pub dt: f64,
+    /// Substeps per step.
+    pub substeps: usize,
+    /// Iterations per substep.
+    pub iterations: usize,
+    /// `block` or `rows`.
+    pub mode: String,
+    /// Gravity, m/s².
+    pub gravity: [f64; 3],
+    /// Duration asked for, s.
+    pub duration_s: f64,
+    /// A row every this many steps.
+    pub every: u64,
+    /// Channels recorded.
+    pub record: Vec<String>,
+    /// `--set` overrides applied to the scene file, as `key=value`.
+    pub overrides: Vec<String>,
+    /// Steps planned: ⌈duration/dt⌉.
+    pub steps_planned: u64,
+}
+
+/// The contents of `summary.json`. Non-finite numbers are written as `null`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// Scene name.
+    pub scene: String,
+    /// Where the scene came from.
+    pub scene_origin: String,
+    /// Version of this crate.
+    pub version: String,
+    /// Settings used.
+    pub settings: RunSettings,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// The error that ended the run early, if any.
+    pub error: Option<String>,
+    /// Steps taken.
+    pub steps: u64,
+    /// Substeps taken.
+    pub substeps: u64,
+    /// Simulated time reached, s.
+    pub simulated_time_s: f64,
+    /// Rows in each CSV file.
+    pub rows: u64,
+    /// Wall time of the simulation loop (stepping, residuals, rows written to the
+    /// buffered files), s.
+    pub wall_time_s: f64,
+    /// Wall time inside the steps alone, s.
+    pub step_time_s: f64,
+    /// `step_time_s` per substep, µs (the measure of the paper's Table 1).
+    pub time_per_substep_us: f64,
+    /// Median over every step of the primal residual (51) (within a relative 1e-4).
+    pub median_primal_residual: Option<f64>,
+    /// Median over every step of the constraint residual (52), m and rad (within a
+    /// relative 1e-4).
+    pub median_constraint_residual: Option<f64>,
+    /// Largest primal residual over every step.
+    pub max_primal_residual: Option<f64>,
+    /// Largest constraint residual over every step, m and rad.
+    pub max_constraint_residual: Option<f64>,
+    /// Total energy (kinetic + gravitational potential) before the first step, J.
+    pub energy_initial_j: f64,
+    /// Total energy after the last step, J.
+    pub energy_final_j: f64,
+    /// Initial kinetic energy plus the potential energy released down to the lowest
+    /// point each body reached, J: the energy against which changes are judged.
+    pub energy_available_j: f64,
+    /// (final − initial) / available energy.
+    pub energy_change_fraction: Option<f64>,
+    /// Signs that the run is not physically meaningful; empty if none.
+    pub warnings: Vec<String>,
+    /// Files written, relative to the run's folder.
+    pub files: Vec<String>,
+}
+
+/// Why [`run_scene`] failed.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// The scene cannot be built in this representation and scalar (exit code 2).
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// The output folder is unusable (exit code 2: nothing was run).
+    #[error(transparent)]
+    OutputDir(OutputError),
+    /// The run finished but its files could not be written (exit code 1); the summary
+    /// is still available.
+    #[error("{source}")]
+    Write {
+        /// What failed.
+        source: OutputError,
+        /// The run's summary.
+        summary: Box<RunSummary>,
+    },
+}
+
+impl RunError {
+    /// The program's exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RunError::Scene(_) | RunError::OutputDir(_) => 2,
+            RunError::Write { .. } => 1,
+        }
+    }
+}
+
+/// Runs `scene` with `opts`; `interrupt`, when set, stops the run after the current
+/// step (the files then hold the steps taken).
+///
+/// # Errors
+/// [`RunError`]: the scene cannot be built, the folder is unusable, or the files could
+/// not be written (the summary is then inside the error).
+pub fn run_scene(
+    scene: &Scene,
+    opts: &RunOptions,
+    interrupt: &AtomicBool,
+) -> Result<RunSummary, RunError> {
+    let file = scene.file();
+    let steps_planned = scene.steps()?;
+    let mut sim = build_simulation(scene, opts.rotation, opts.scalar)?;
+    let mut out = OutputDir::create(&opts.out).map_err(RunError::OutputDir)?;
+    let mut names: Vec<&str> = file.run.record.iter().map(|c| c.file_name()).collect();
+    names.extend(["scene.toml", "summary.json", "summary.md"]);
+    out.check_targets(&names).map_err(RunError::OutputDir)?;
+    let mut rec = Recorder::new(
+        &out,
+        sim.as_ref(),
+        &file.run.record,
+        file.run.every,
+        file.solver.dt,
+    )
+    .map_err(RunError::OutputDir)?;
+
+    let start = Instant::now();
+    let mut in_step = Duration::ZERO;
+    let mut status = RunStatus::Completed;
+    let mut error = None;
+    let mut write_error = None;
+    for k in 0..steps_planned {
+        if interrupt.load(Ordering::Relaxed) {
+            status = RunStatus::Interrupted;
+            break;
+        }
+        let t0 = Instant::now();
+        let r = sim.step();
+        in_step += t0.elapsed();
+        if let Err(e) = r {
+            status = RunStatus::Diverged;
+            let t = super::files::step_time(0.0, k + 1, file.solver.dt);
+            error = Some(format!("{e} (at step {}, t = {t} s)", k + 1));
+            break;
+        }
+        if let Err(e) = rec.observe(sim.as_ref()) {
+            write_error = Some(e);
+            break;
+        }
+        if let Some(p) = opts.progress {
+            p(k + 1, steps_planned);
+        }
+    }
+    let wall = start.elapsed();
+    let steps = sim.steps();
+    let stats = match rec.finish(&mut out) {
+        Ok(s) => s,
+        Err(e) => {
+            write_error.get_or_insert(e);
+            RunStats::default()
+        }
+    };
+    let summary = summarize(
+        scene,
+        opts,
+        steps_planned,
+        steps,
+        status,
+        error,
+        wall,
+        in_step,
+        &stats,
+    );
+    let staged = (|| {
+        out.stage_with(
+            "scene.toml",
+            |w| std::io::Write::write_all(w, scene.to_toml().as_bytes()),
+            |path, source| OutputError::Write { path, source },
+        )?;
+        out.stage_json("summary.json", &summary)?;
+        out.stage_bytes("summary.md", markdown(&summary).as_bytes())?;
+        Ok::<_, OutputError>(())
+    })();
+    if let Some(e) = write_error.or(staged.err()) {
+        return Err(RunError::Write {
+            source: e,
+            summary: Box::new(summary),
+        });
+    }
+    out.commit().map_err(|e| RunError::Write {
+        source: e,
+        summary: Box::new(summary.clone()),
+    })?;
+    Ok(summary)
+}
+
+fn finite(x: Option<f64>) -> Option<f64> {
+    x.filter(|v| v.is_finite())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn summarize(
+    scene: &Scene,
+    opts: &RunOptions,
+    steps_planned: u64,
+    steps: u64,
+    status: RunStatus,
+    error: Option<String>,
+    wall: Duration,
+    in_step: Duration,
+    stats: &RunStats,
+) -> RunSummary {
+    let f = scene.file();
+    let substeps = steps * f.solver.substeps as u64;
+    let settings = RunSettings {
+        rotation: opts.rotation.name().into(),
+        scalar: opts.scalar.name().into(),
+        dt: f.solver.dt,
+        substeps: f.solver.substeps,
+        iterations: f.solver.iterations,
+        mode: match f.solver.mode {
+            crate::scene::ModeSpec::Block => "block".into(),
+            crate::scene::ModeSpec::Rows => "rows".into(),
+        },
+        gravity: f.solver.gravity,
+        duration_s: f.run.duration,
+        every: f.run.every,
+        record: f
+            .run
+            .record
+            .iter()
+            .map(|c: &Channel| c.name().to_string())
+            .collect(),
+        overrides: scene
+            .overrides()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect(),
+        steps_planned,
+    };
+    // Kinetic energy at the start is the total minus the potential; the lowest-point
+    // potential release is measured.
+    let available = stats.lowest_potential.max(0.0) + stats.kinetic_initial;
+    let change = stats.energy_final - stats.energy_initial;
+    let mut summary = RunSummary {
+        scene: scene.name(),
+        scene_origin: scene.origin().to_string(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        settings,
+        status,
+        error,
+        steps,
+        substeps,
+        simulated_time_s: super::files::step_time(0.0, steps, f.solver.dt),
+        rows: stats.rows,
+        wall_time_s: wall.as_secs_f64(),
+        step_time_s: in_step.as_secs_f64(),
+        time_per_substep_us: if substeps > 0 {
+            in_step.as_secs_f64() * 1e6 / substeps as f64
+        } else {
+            0.0
+        },
+        median_primal_residual: finite(stats.primal.quantile(0.5)),
+        median_constraint_residual: finite(stats.constraint.quantile(0.5)),
+        max_primal_residual: stats.primal.max(),
+        max_constraint_residual: stats.constraint.max(),
+        energy_initial_j: stats.energy_initial,
+        energy_final_j: stats.energy_final,
+        energy_available_j: available,
+        energy_change_fraction: (available > 0.0 && change.is_finite()).then(|| change / available),
+        warnings: Vec::new(),
+        files: Vec::new(),
+    };
+    summary.warnings = warnings(scene, opts, &summary, stats);
+    let mut files: Vec<String> = f
+        .run
+        .record
+        .iter()
+        .map(|c| c.file_name().to_string())
+        .collect();
+    files.extend(["scene.toml", "summary.json", "summary.md"].map(String::from));
+    summary.files = files;
+    summary
+}
+
+/// What the user changed that could explain a bad run: overrides and a non-default
+/// scalar.
+fn changed(scene: &Scene, opts: &RunOptions) -> String {
+    let f = scene.file();
+    let mut parts: Vec<String> = scene
+        .overrides()
+        .iter()
+        .map(|(k, v)| format!("--set {k}={v}"))
+        .collect();
+    if opts.scalar == Scalar::F32 {
+        parts.push(format!(
+            "--scalar f32 with {} substep(s) of h = {:e} s",
+            f.solver.substeps,
+            f.solver.dt / f.solver.substeps as f64
+        ));
+    }
+    if parts.is_empty() {
+        format!(
+            "the scene file's settings (dt = {} s, {} substep(s))",
+            f.solver.dt, f.solver.substeps
+        )
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn warnings(scene: &Scene, opts: &RunOptions, s: &RunSummary, stats: &RunStats) -> Vec<String> {
+    let mut w = Vec::new();
+    if let Some(m) = s
+        .max_constraint_residual
+        .filter(|m| !(*m <= RESIDUAL_WARNING))
+    {
+        w.push(format!(
+            "the largest constraint residual (52) is {m:.3e} (m or rad), above {RESIDUAL_WARNING:e}: the joints came apart, so the run is not physically meaningful; with {}, try a smaller solver.dt or more solver.substeps",
+            changed(scene, opts)
+        ));
+    }
+    let gain = stats.energy_max - stats.energy_initial;
+    if s.energy_available_j > 0.0 && gain > ENERGY_GAIN_WARNING * s.energy_available_j {
+        let hint = if opts.scalar == Scalar::F32 {
+            "position increments this small are near f32 resolution: use --scalar f64, or fewer substeps / a larger dt"
+        } else {
+            "try a smaller solver.dt or more solver.substeps"
+        };
+        w.push(format!(
+            "the total energy rose by {gain:.3e} J ({:.2}% of the {:.4} J available above the lowest configuration reached); backward Euler only removes energy, so the run is dominated by round-off or instability. It used {}; {hint}",
+            100.0 * gain / s.energy_available_j,
+            s.energy_available_j,
+            changed(scene, opts)
+        ));
+    }
+    if s.rows == 0 && s.steps > 0 {
+        w.push(format!(
+            "no rows were recorded: run.every = {} exceeds the {} steps taken",
+            s.settings.every, s.steps
+        ));
+    }
+    w
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "n/a".into(), |v| format!("{v:.3e}"))
+}
+
+/// `summary.md`: the summary as a readable Markdown page.
+pub fn markdown(s: &RunSummary) -> String {
+    let st = &s.settings;
+    let mut m = format!("# Run of `{}`\n\n", s.scene);
+    m += &format!(
+        "Scene `{}`, {} rotations in {}, Δt = {} s, {} substep(s), {} iteration(s), {} solves; lie-xpbd {}.\n\n",
+        s.scene_origin, st.rotation, st.scalar, st.dt, st.substeps, st.iterations, st.mode, s.version
+    );
+    if !st.overrides.is_empty() {
+        m += &format!("Overrides: `{}`.\n\n", st.overrides.join("`, `"));
+    }
+    m += &format!(
+        "**Status: {}** after {} of {} steps (t = {} s).{}\n\n",
+        match s.status {
+            RunStatus::Completed => "completed",
+            RunStatus::Diverged => "diverged",
+            RunStatus::Interrupted => "interrupted",
+        },
+        s.steps,
+        st.steps_planned,
+        s.simulated_time_s,
+        s.error.as_ref().map_or(String::new(), |e| format!(" {e}"))
+    );
+    m += "| quantity | value |\n|---|---|\n";
+    m += &format!(
+        "| median primal residual (51) | {} |\n",
+        opt(s.median_primal_residual)
+    );
+    m += &format!(
+        "| max primal residual (51) | {} |\n",
+        opt(s.max_primal_residual)
+    );
+    m += &format!(
+        "| median constraint residual (52), m and rad | {} |\n",
+        opt(s.median_constraint_residual)
+    );
+    m += &format!(
+        "| max constraint residual (52), m and rad | {} |\n",
+        opt(s.max_constraint_residual)
+    );
+    m += &format!(
+        "| energy initial → final, J | {:.6} → {:.6} |\n",
+        s.energy_initial_j, s.energy_final_j
+    );
+    m += &format!(
+        "| energy change / energy available above rest ({:.4} J) | {} |\n",
+        s.energy_available_j,
+        s.energy_change_fraction
+            .map_or_else(|| "n/a".into(), |f| format!("{:+.3}%", 100.0 * f))
+    );
+    m += &format!("| time per substep | {:.3} µs |\n", s.time_per_substep_us);
+    m += &format!("| wall time | {:.3} s |\n", s.wall_time_s);
+    m += &format!("| rows per file | {} |\n\n", s.rows);
+    if s.warnings.is_empty() {
+        m += "No warnings.\n\n";
+    } else {
+        m += "## Warnings\n\n";
+        for w in &s.warnings {
+            m += &format!("- {w}\n");
+        }
+        m += "\n";
+    }
+    m += "## Files\n\n";
+    for f in &s.files {
+        m += &format!("- `{f}`\n");
+    }
+    m
+}
+
+/// The folder a run of `scene` writes to by default: `out/<scene name>`.
+pub fn default_out(scene: &Scene) -> PathBuf {
+    Path::new("out").join(scene.name())
+}
