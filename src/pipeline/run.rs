@@ -384,7 +384,7 @@ fn warnings(scene: &Scene, opts: &RunOptions, s: &RunSummary, stats: &RunStats) 
     let mut w = Vec::new();
     if let Some(m) = s
         .max_constraint_residual
-        .filter(|m| !(*m <= RESIDUAL_WARNING))
+        .filter(|m| m.is_nan() || *m > RESIDUAL_WARNING)
     {
         w.push(format!(
             "the largest constraint residual (52) is {m:.3e} (m or rad), above {RESIDUAL_WARNING:e}: the joints came apart, so the run is not physically meaningful; with {}, try a smaller solver.dt or more solver.substeps",

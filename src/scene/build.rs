@@ -150,7 +150,12 @@ impl Scene {
                         let (m, i) = mass_properties(s, d);
                         (m, i, "density")
                     }
-                    _ => unreachable!("checked by validate::check_body"),
+                    _ => {
+                        return Err(at(
+                            p.clone(),
+                            &"a dynamic body needs shape and density, or mass and inertia",
+                        ))
+                    }
                 };
                 Body::dynamic(c::<T>(m), v3::<T>(&inertia), pos, rot)
                     .map_err(|e| at(p.key(field), &e))?

@@ -2,7 +2,7 @@
 //! builder from a scene to a [`crate::xpbd::World`] for any scalar and rotation
 //! representation.
 //!
-//! A scene file (format in [`format`]) names its bodies, joints, solver settings and
+//! A scene file (format in [`format`](self::format)) names its bodies, joints, solver settings and
 //! what to record. [`Scene::from_toml`] / [`Scene::load`] read and check it;
 //! [`Scene::set`] applies `key=value` overrides (what the program's `--set` does);
 //! [`Scene::build`] makes the world.
@@ -287,8 +287,13 @@ impl Scene {
     /// [`MAX_STEPS`].
     pub fn steps(&self) -> Result<u64, SceneError> {
         let n = self.file.run.duration / self.file.solver.dt;
-        let n = (n - 1e-9 * n).ceil().max(1.0);
-        if !(n <= MAX_STEPS as f64) {
+        // Checked before the round-off correction: inf − inf would be NaN.
+        let n = if n.is_finite() {
+            (n - 1e-9 * n).ceil().max(1.0)
+        } else {
+            f64::INFINITY
+        };
+        if n.is_nan() || n > MAX_STEPS as f64 {
             let e = SceneError::new(
                 SceneErrorKind::Invalid,
                 FieldPath::root().key("run").key("duration"),

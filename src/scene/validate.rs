@@ -81,7 +81,7 @@ pub(crate) fn check_orientation(path: FieldPath, o: &OrientationSpec) -> Result<
             let p = path.key("quaternion");
             finite3(p.clone(), "a quaternion component", q)?;
             let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if !((n - 1.0).abs() <= QUATERNION_NORM_TOLERANCE) {
+            if (n - 1.0).abs() > QUATERNION_NORM_TOLERANCE || n.is_nan() {
                 return Err(invalid(
                     p,
                     format!(

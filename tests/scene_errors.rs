@@ -1,0 +1,273 @@
+//! One malformed scene file per kind of mistake (`tests/scenes/bad/`): each is rejected
+//! with a typed error naming the file, the line and column, the field path and what is
+//! allowed, never a panic.
+
+use lie_xpbd::scene::{Scene, SceneError, SceneErrorKind};
+
+fn load(name: &str) -> SceneError {
+    let path = format!(
+        "{}/tests/scenes/bad/{name}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    match Scene::load(&path) {
+        Ok(_) => panic!("{name}.toml was accepted"),
+        Err(e) => {
+            assert!(e.origin.ends_with(&format!("{name}.toml")), "{e}");
+            e
+        }
+    }
+}
+
+/// Asserts kind, line, field path and a fragment of the message.
+fn expect(name: &str, kind: SceneErrorKind, line: Option<usize>, path: &str, fragment: &str) {
+    let e = load(name);
+    let shown = e.to_string();
+    assert_eq!(e.kind, kind, "{shown}");
+    assert_eq!(e.line, line, "{shown}");
+    assert_eq!(e.path.to_string(), path, "{shown}");
+    assert!(shown.contains(fragment), "'{fragment}' not in: {shown}");
+    if let Some(l) = line {
+        assert!(shown.contains(&format!("{name}.toml:{l}:")), "{shown}");
+    }
+}
+
+#[test]
+fn toml_syntax_error_has_line_and_column() {
+    let e = load("syntax");
+    assert_eq!(e.kind, SceneErrorKind::Syntax);
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.column.is_some());
+}
+
+#[test]
+fn wrong_type() {
+    expect(
+        "wrong_type",
+        SceneErrorKind::Schema,
+        Some(3),
+        "solver.dt",
+        "invalid type",
+    );
+}
+
+#[test]
+fn unknown_field_lists_the_valid_ones() {
+    expect(
+        "unknown_field",
+        SceneErrorKind::Schema,
+        Some(3),
+        "solver.dtt",
+        "expected one of `dt`",
+    );
+}
+
+#[test]
+fn negative_density() {
+    expect(
+        "negative_density",
+        SceneErrorKind::Invalid,
+        Some(5),
+        "bodies[0].density",
+        "kg/m³",
+    );
+}
+
+#[test]
+fn zero_mass() {
+    expect(
+        "zero_mass",
+        SceneErrorKind::Invalid,
+        Some(4),
+        "bodies[0].mass",
+        "positive",
+    );
+}
+
+#[test]
+fn zero_size() {
+    expect(
+        "zero_size",
+        SceneErrorKind::Invalid,
+        Some(4),
+        "bodies[0].shape.size[1]",
+        "edge length",
+    );
+}
+
+#[test]
+fn joint_naming_a_missing_body_lists_the_bodies() {
+    expect(
+        "unknown_body",
+        SceneErrorKind::Invalid,
+        Some(9),
+        "joints[0].body2",
+        "valid values: a, world",
+    );
+}
+
+#[test]
+fn joint_joining_a_body_to_itself() {
+    expect(
+        "self_joint",
+        SceneErrorKind::Invalid,
+        Some(9),
+        "joints[0].body2",
+        "two different bodies",
+    );
+}
+
+#[test]
+fn zero_quaternion() {
+    expect(
+        "zero_quaternion",
+        SceneErrorKind::Invalid,
+        Some(6),
+        "bodies[0].orientation.quaternion",
+        "norm 1",
+    );
+}
+
+#[test]
+fn non_unit_quaternion() {
+    expect(
+        "non_unit_quaternion",
+        SceneErrorKind::Invalid,
+        Some(6),
+        "bodies[0].orientation.quaternion",
+        "norm 1",
+    );
+}
+
+#[test]
+fn time_step_not_positive() {
+    expect(
+        "zero_dt",
+        SceneErrorKind::Invalid,
+        Some(3),
+        "solver.dt",
+        "time step must be positive",
+    );
+}
+
+#[test]
+fn unsupported_version() {
+    expect(
+        "version_2",
+        SceneErrorKind::Version,
+        Some(1),
+        "version",
+        "unsupported version 2",
+    );
+}
+
+#[test]
+fn missing_version() {
+    expect(
+        "no_version",
+        SceneErrorKind::Version,
+        None,
+        "",
+        "missing `version = 1`",
+    );
+}
+
+#[test]
+fn unknown_joint_type_lists_the_types() {
+    expect(
+        "unknown_joint_type",
+        SceneErrorKind::Schema,
+        Some(7),
+        "joints[0].type",
+        "revolute",
+    );
+}
+
+#[test]
+fn compliance_of_the_wrong_length() {
+    expect(
+        "compliance_rows",
+        SceneErrorKind::Invalid,
+        Some(10),
+        "joints[0].compliance",
+        "5 rows",
+    );
+}
+
+#[test]
+fn unknown_shape_lists_the_shapes() {
+    expect(
+        "unknown_shape",
+        SceneErrorKind::Schema,
+        Some(4),
+        "bodies[0].shape.type",
+        "capsule",
+    );
+}
+
+#[test]
+fn duplicate_body_name() {
+    expect(
+        "duplicate_body",
+        SceneErrorKind::Invalid,
+        Some(7),
+        "bodies[1].name",
+        "unique",
+    );
+}
+
+#[test]
+fn physically_impossible_inertia() {
+    expect(
+        "impossible_inertia",
+        SceneErrorKind::Invalid,
+        Some(5),
+        "bodies[0].inertia",
+        "I₁ + I₂ ≥ I₃",
+    );
+}
+
+#[test]
+fn bad_overrides_name_the_override_and_leave_the_scene_unchanged() {
+    let mut s = Scene::from_toml(lie_xpbd::scenes::pendulum::SCENE_TOML, "p.toml").unwrap();
+    let before = s.clone();
+    let e = s.set("solver.dt", "-1").unwrap_err();
+    assert!(e.to_string().contains("--set solver.dt=-1"), "{e}");
+    let e = s.set("bodies.nope.mass", "1").unwrap_err();
+    assert_eq!(e.kind, SceneErrorKind::Override);
+    assert!(e.to_string().contains("no element named 'nope'"), "{e}");
+    let e = s.set_assignment("solver.dt").unwrap_err();
+    assert!(e.to_string().contains("key=value"), "{e}");
+    assert!(s.set("version", "2").is_err());
+    assert_eq!(s, before);
+    // Whole numbers written as floats are accepted for counts; fractions are not.
+    s.set("solver.substeps", "1e3").unwrap();
+    assert_eq!(s.file().solver.substeps, 1000);
+    assert!(s.set("solver.substeps", "2.5").is_err());
+    s.set("bodies.link1.density", "500").unwrap();
+    assert_eq!(s.file().bodies[1].density, Some(500.0));
+    s.set("solver.mode", "rows").unwrap();
+}
+
+#[test]
+fn step_count_overflow_is_rejected() {
+    let mut s = Scene::from_toml(lie_xpbd::scenes::pendulum::SCENE_TOML, "p.toml").unwrap();
+    s.set("run.duration", "1e300").unwrap();
+    s.set("solver.dt", "1e-9").unwrap();
+    let e = s.steps().unwrap_err();
+    assert!(e.to_string().contains("at most"), "{e}");
+}
+
+#[test]
+fn garbage_never_panics() {
+    for text in [
+        "",
+        "version = 1",
+        "version = 1\n[[bodies]]",
+        "\u{0}\u{1}",
+        "version = 1\nbodies = 3",
+        "version = 'x'",
+        "version = 1\n[run]\nrecord = [\"x\"]",
+    ] {
+        assert!(Scene::from_toml(text, "g.toml").is_err(), "{text:?}");
+    }
+}
