@@ -3,4 +3,5 @@
 //! plots, ParaView files, comparisons and sweeps. Every experiment is a scene file run
 //! through this one path.
 
+pub mod compare;
 pub mod files;
