@@ -293,18 +293,36 @@ fn diverging_runs_end_and_the_others_go_on() -> R {
         );
     }
     assert_eq!(report.steps, 10);
+    // The f64 runs survive the overflow of f32 and are still compared.
+    let q = report.run(QUATERNION_F64).ok_or("missing run")?;
+    assert_eq!(q.status, RunStatus::Completed);
+    assert_eq!(q.compared_steps, 10);
+    assert_eq!(report.rows, 10);
     for key in [Rotation::Matrix, Rotation::Quaternion].map(|rotation| RunKey {
         rotation,
         scalar: Scalar::F32,
     }) {
         let r = report.run(key).ok_or("missing run")?;
         assert_eq!(r.status, RunStatus::Diverged);
+        assert_eq!((r.steps, r.diverged_at_step), (0, Some(1)));
+        assert_eq!(r.compared_steps, 0);
+        assert!(r.max_position_diff_m.is_none());
         assert!(r.error.as_ref().is_some_and(|e| !e.is_empty()));
         assert!(r.time_per_step_us.is_some());
     }
     let md = fs::read_to_string(dir.path().join(SUMMARY_MD))?;
-    assert!(md.contains("matrix_f32 diverged after"), "{md}");
-    assert!(md.contains("| matrix_f32 | diverged at"), "{md}");
+    assert!(
+        md.contains("matrix_f32 diverged at step 1 (t = 1e20 s"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| matrix_f32 | diverged at step 1 | 0 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("it was never compared with the reference"),
+        "{md}"
+    );
     let json: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(dir.path().join(SUMMARY_JSON))?)?;
     assert_eq!(json["runs"][1]["status"], "diverged");

@@ -238,8 +238,10 @@ pub struct RunComparison {
     pub error: Option<String>,
     /// Steps taken successfully.
     pub steps: u64,
-    /// Simulated time reached, s.
+    /// Simulated time reached by the successful steps, s.
     pub simulated_time_s: f64,
+    /// The step (counted from 1) that failed, if the run diverged.
+    pub diverged_at_step: Option<u64>,
     /// Steps at which it was compared with the reference (both still running).
     pub compared_steps: u64,
     /// Largest position difference from the reference over the compared steps, m.
@@ -511,7 +513,7 @@ pub fn compare_with_progress(
         }
         if k.is_multiple_of(every) {
             line.clear();
-            line.push_str(&Scalar::F64.format(step_time(0.0, k, dt)));
+            line.push_str(&secs(step_time(0.0, k, dt)));
             for run in &runs {
                 let [p, c, dp, dr] = run.now;
                 if !run.key.is_reference() {
@@ -613,7 +615,8 @@ fn push_num(line: &mut String, x: f64, scalar: Scalar) {
 }
 
 fn summarise(r: &Run, opts: &CompareOptions, dt: f64, substeps: usize) -> RunComparison {
-    let steps = r.sim.steps();
+    // `Simulation::steps` also counts a step that failed.
+    let steps = r.primal.n;
     let secs = r.step_time.as_secs_f64();
     let per = |n: u64| (n > 0).then(|| secs * 1e6 / n as f64);
     let compared = !r.key.is_reference() && r.position.n > 0;
@@ -633,6 +636,7 @@ fn summarise(r: &Run, opts: &CompareOptions, dt: f64, substeps: usize) -> RunCom
         error: r.error.clone(),
         steps,
         simulated_time_s: step_time(0.0, steps, dt),
+        diverged_at_step: r.error.is_some().then_some(r.attempted),
         compared_steps: r.position.n,
         max_position_diff_m: diff(r.position.max()),
         max_position_diff_t_s: at(&r.position),
@@ -691,6 +695,16 @@ fn sci(x: f64) -> String {
     }
 }
 
+/// A time (or any number) as typed: plain for 0 and 1e-4 ≤ |x| < 1e15, else in
+/// scientific notation, shortest round-trip either way.
+fn secs(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 fn opt(x: Option<f64>) -> String {
     x.map_or_else(|| "–".into(), sci)
 }
@@ -709,18 +723,26 @@ fn conclusions(report: &CompareReport, opts: &CompareOptions) -> Vec<String> {
     ));
     if let Some(e) = &reference.error {
         lines.push(format!(
-            "The reference diverged after {} s ({e}); the other runs were compared up to then only.",
-            reference.simulated_time_s
+            "The reference diverged at step {} ({e}); the other runs were compared up to t = {} s only.",
+            reference.steps + 1,
+            secs(reference.simulated_time_s)
         ));
     }
     for r in report.runs.iter().skip(1) {
         if let Some(e) = &r.error {
+            let before = match (r.max_position_diff_m, r.max_rotation_diff_rad) {
+                (Some(p), Some(a)) => format!(
+                    "before that it stayed within {} m and {} rad of the reference",
+                    sci(p),
+                    sci(a)
+                ),
+                _ => "it was never compared with the reference".into(),
+            };
             lines.push(format!(
-                "{} diverged after {} s ({e}); before that it stayed within {} m and {} rad of the reference.",
+                "{} diverged at step {} (t = {} s: {e}); {before}.",
                 r.run,
-                r.simulated_time_s,
-                opt(r.max_position_diff_m),
-                opt(r.max_rotation_diff_rad)
+                r.steps + 1,
+                secs(step_time(0.0, r.steps + 1, report.dt_s)),
             ));
         }
     }
@@ -731,7 +753,7 @@ fn conclusions(report: &CompareReport, opts: &CompareOptions) -> Vec<String> {
                 d.runs.join(", "),
                 sci(d.position_m),
                 sci(d.rotation_rad),
-                d.over_s
+                secs(d.over_s)
             )),
             None => lines.push("No f32 run could be compared with the reference.".into()),
         }
@@ -742,7 +764,7 @@ fn conclusions(report: &CompareReport, opts: &CompareOptions) -> Vec<String> {
                 "In f64, quaternions and rotation matrices differ by at most {} m and {} rad over {} s.",
                 sci(d.position_m),
                 sci(d.rotation_rad),
-                d.over_s
+                secs(d.over_s)
             )),
             None => lines.push(
                 "The f64 quaternion run could not be compared with the reference.".into(),
@@ -760,10 +782,10 @@ fn markdown(report: &CompareReport) -> String {
         s,
         "Scene `{}`, Δt = {} s, {} substep(s), {} steps ({} s); a row of `{}` every {} step(s), {} rows.\n",
         report.origin,
-        report.dt_s,
+        secs(report.dt_s),
         report.substeps,
         report.steps,
-        report.duration_s,
+        secs(report.duration_s),
         report.csv_file,
         report.every,
         report.rows
@@ -795,7 +817,7 @@ fn markdown(report: &CompareReport) -> String {
         };
         let status = match r.status {
             RunStatus::Completed => "completed".to_string(),
-            RunStatus::Diverged => format!("diverged at {} s", r.simulated_time_s),
+            RunStatus::Diverged => format!("diverged at step {}", r.steps + 1),
         };
         let _ = writeln!(
             s,
