@@ -194,6 +194,24 @@ fn reference_is_added_when_not_requested() -> R {
     assert!(csv.lines().nth(4).is_some_and(|l| l.starts_with("0.1,")));
     let md = fs::read_to_string(dir.path().join(SUMMARY_MD))?;
     assert!(md.contains("added because it was not requested"), "{md}");
+
+    // A row interval longer than the run: a header only, and the summary says so.
+    let opts = CompareOptions {
+        every: Some(1000),
+        ..opts
+    };
+    let report = compare(&scene, &opts, dir.path())?;
+    assert_eq!(report.rows, 0);
+    assert_eq!(
+        fs::read_to_string(dir.path().join(CSV_FILE))?
+            .lines()
+            .count(),
+        1
+    );
+    assert!(report
+        .conclusions
+        .iter()
+        .any(|l| l.contains("No row was written")));
     Ok(())
 }
 

@@ -746,6 +746,12 @@ fn conclusions(report: &CompareReport, opts: &CompareOptions) -> Vec<String> {
             ));
         }
     }
+    if report.rows == 0 {
+        lines.push(format!(
+            "No row was written to {}: the row interval ({} steps) exceeds the steps taken.",
+            report.csv_file, report.every
+        ));
+    }
     if opts.scalars.contains(&Scalar::F32) {
         match &report.f32_drift {
             Some(d) => lines.push(format!(
