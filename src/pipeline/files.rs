@@ -657,25 +657,32 @@ pub struct RunSummary<S: Serialize> {
     pub files: Vec<String>,
 }
 
-/// A file being written row by row under a hidden temporary name in its output
-/// directory ([`OutputDir::stream`]); it gets its final name when adopted and
-/// committed, and is deleted if dropped before.
+/// A file being written for an [`OutputDir`] (from [`OutputDir::stage_stream`]): a
+/// hidden temporary file in the destination directory behind a [`BufWriter`]. Write to
+/// it with [`std::io::Write`], then hand it to [`OutputDir::add`]; dropped instead, it
+/// deletes its file.
 #[derive(Debug)]
-pub struct StreamFile {
-    writer: BufWriter<File>,
-    tmp: NamedTempFile,
+pub struct StagedWriter {
+    writer: BufWriter<NamedTempFile>,
     path: PathBuf,
 }
 
-impl StreamFile {
-    /// The final path the file will have.
+impl StagedWriter {
+    /// The path the file will have after [`OutputDir::commit`].
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
 
-    /// The buffered writer.
-    pub fn writer(&mut self) -> &mut BufWriter<File> {
-        &mut self.writer
+impl Write for StagedWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer.write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
     }
 }
 
@@ -756,47 +763,6 @@ impl OutputDir {
         }
     }
 
-    /// Opens a hidden temporary file for `name` in the directory, to be written row by
-    /// row and staged with [`OutputDir::adopt`] (so a long run streams to disk instead
-    /// of holding its rows in memory).
-    ///
-    /// # Errors
-    /// [`OutputError::BadFileName`], or [`OutputError::Write`] if it cannot be created.
-    pub fn stream(&self, name: &str) -> Result<StreamFile, OutputError> {
-        Self::check_name(name)?;
-        let path = self.dir.join(name);
-        let tmp = Self::temp_file(&self.dir, name).map_err(|source| OutputError::Write {
-            path: path.clone(),
-            source,
-        })?;
-        let file = tmp.reopen().map_err(|source| OutputError::Write {
-            path: path.clone(),
-            source,
-        })?;
-        Ok(StreamFile {
-            writer: BufWriter::with_capacity(1 << 16, file),
-            tmp,
-            path,
-        })
-    }
-
-    /// Flushes and syncs a [`StreamFile`] and stages it for [`OutputDir::commit`].
-    /// Returns its final path.
-    ///
-    /// # Errors
-    /// [`OutputError::Write`] if flushing or syncing fails.
-    pub fn adopt(&mut self, mut stream: StreamFile) -> Result<PathBuf, OutputError> {
-        let path = stream.path.clone();
-        let io_err = |source| OutputError::Write {
-            path: path.clone(),
-            source,
-        };
-        stream.writer.flush().map_err(io_err)?;
-        stream.writer.get_ref().sync_all().map_err(io_err)?;
-        self.staged.push((stream.tmp, stream.path));
-        Ok(path)
-    }
-
     /// Stages `bytes` as file `name`. Returns its final path.
     ///
     /// # Errors
@@ -848,6 +814,45 @@ impl OutputDir {
             write(&mut w).map_err(|e| map_err(path.clone(), e))?;
             w.flush().map_err(io_err)?;
         }
+        tmp.as_file().sync_all().map_err(io_err)?;
+        self.staged.push((tmp, path.clone()));
+        Ok(path)
+    }
+
+    /// Opens file `name` (a plain file name) for streaming: a hidden temporary file in
+    /// the directory, written through a buffer. Hand it back with [`OutputDir::add`] to
+    /// stage it; a [`StagedWriter`] dropped without being added deletes its file, and
+    /// nothing appears under the final name before [`OutputDir::commit`].
+    ///
+    /// # Errors
+    /// [`OutputError::BadFileName`], or [`OutputError::Write`] if the temporary file
+    /// cannot be created.
+    pub fn stage_stream(&self, name: &str) -> Result<StagedWriter, OutputError> {
+        Self::check_name(name)?;
+        let path = self.dir.join(name);
+        let tmp = Self::temp_file(&self.dir, name).map_err(|source| OutputError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(StagedWriter {
+            writer: BufWriter::new(tmp),
+            path,
+        })
+    }
+
+    /// Stages a file opened by [`OutputDir::stage_stream`]: flushes and syncs it, and
+    /// adds it to the files [`OutputDir::commit`] renames (to the final path it was
+    /// opened with). Returns that final path.
+    ///
+    /// # Errors
+    /// [`OutputError::Write`] if flushing or syncing fails (the file is then deleted).
+    pub fn add(&mut self, writer: StagedWriter) -> Result<PathBuf, OutputError> {
+        let StagedWriter { writer, path } = writer;
+        let io_err = |source| OutputError::Write {
+            path: path.clone(),
+            source,
+        };
+        let tmp = writer.into_inner().map_err(|e| io_err(e.into_error()))?;
         tmp.as_file().sync_all().map_err(io_err)?;
         self.staged.push((tmp, path.clone()));
         Ok(path)
@@ -1075,6 +1080,39 @@ mod tests {
             .map(|e| e.map(|e| e.file_name()))
             .collect::<Result<Vec<_>, _>>()?;
         assert_eq!(names.len(), 2, "no temporary files left: {names:?}");
+        Ok(())
+    }
+
+    #[test]
+    fn streamed_files_appear_only_on_commit() -> R {
+        let root = tempfile::tempdir()?;
+        let dir = root.path();
+        let mut out = OutputDir::create(dir)?;
+        let mut w = out.stage_stream("s.csv")?;
+        assert_eq!(w.path(), dir.join("s.csv"));
+        for i in 0..1000 {
+            writeln!(w, "{i}")?;
+        }
+        let dropped = out.stage_stream("dropped.csv")?;
+        drop(dropped);
+        assert!(matches!(
+            out.stage_stream("a/b"),
+            Err(OutputError::BadFileName { .. })
+        ));
+        assert_eq!(out.add(w)?, dir.join("s.csv"));
+        assert!(!dir.join("s.csv").exists());
+        let paths = out.commit()?;
+        assert_eq!(paths, vec![dir.join("s.csv")]);
+        let text = read(&dir.join("s.csv"))?;
+        assert_eq!(text.lines().count(), 1000);
+        assert_eq!(fs::read_dir(dir)?.count(), 1, "no temporary files left");
+        // Streamed but never committed: nothing is left.
+        let mut out = OutputDir::create(dir.join("d"))?;
+        let mut w = out.stage_stream("x.csv")?;
+        writeln!(w, "x")?;
+        out.add(w)?;
+        drop(out);
+        assert_eq!(fs::read_dir(dir.join("d"))?.count(), 0);
         Ok(())
     }
 

@@ -3,6 +3,7 @@
 //! plots, ParaView files, comparisons and sweeps. Every experiment is a scene file run
 //! through this one path.
 
+pub mod compare;
 pub mod files;
 pub mod record;
 pub mod run;

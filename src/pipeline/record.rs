@@ -27,7 +27,7 @@
 //! median is within a relative 1e-4 of the exact median, and exact maxima; the energy's
 //! initial, final and extreme values are tracked too.
 
-use super::files::{step_time, OutputDir, OutputError, StreamFile};
+use super::files::{step_time, OutputDir, OutputError, StagedWriter};
 use crate::scene::Channel;
 use crate::sim::{Scalar, Simulation};
 use std::collections::BTreeMap;
@@ -146,7 +146,7 @@ pub struct Recorder {
     every: u64,
     dt: f64,
     scalar: Scalar,
-    files: Vec<(Channel, StreamFile)>,
+    files: Vec<(Channel, StagedWriter)>,
     stats: RunStats,
     // Per body: gravity-direction height m g·p at start and its smallest value so far.
     lowest: Vec<(f64, f64)>,
@@ -204,7 +204,7 @@ impl Recorder {
         }
         let mut files = Vec::with_capacity(channels.len());
         for &c in channels {
-            let mut f = out.stream(c.file_name())?;
+            let mut f = out.stage_stream(c.file_name())?;
             let mut header = String::from("t");
             for col in channel_columns(c, sim) {
                 header.push(',');
@@ -212,8 +212,7 @@ impl Recorder {
             }
             header.push('\n');
             let path = f.path().to_path_buf();
-            f.writer()
-                .write_all(header.as_bytes())
+            f.write_all(header.as_bytes())
                 .map_err(|source| OutputError::Write { path, source })?;
             files.push((c, f));
         }
@@ -307,8 +306,7 @@ impl Recorder {
             }
             self.line.push('\n');
             let path = file.path().to_path_buf();
-            file.writer()
-                .write_all(self.line.as_bytes())
+            file.write_all(self.line.as_bytes())
                 .map_err(|source| OutputError::Write { path, source })?;
         }
         Ok(())
@@ -327,7 +325,7 @@ impl Recorder {
     pub fn finish(mut self, out: &mut OutputDir) -> Result<RunStats, OutputError> {
         self.stats.lowest_potential = self.lowest.iter().map(|(h0, lo)| h0 - lo).sum();
         for (_, f) in self.files {
-            out.adopt(f)?;
+            out.add(f)?;
         }
         Ok(self.stats)
     }
