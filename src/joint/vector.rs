@@ -165,6 +165,11 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, 
         self.attachments.label(K::NAME)
     }
 
+    /// [`JointKind::NAME`]: `"fixed"`, `"revolute"`, `"spherical"` or `"prismatic"`.
+    fn kind(&self) -> &'static str {
+        K::NAME
+    }
+
     fn dim(&self) -> usize {
         K::DIM
     }

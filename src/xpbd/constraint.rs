@@ -55,6 +55,14 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     /// A short human-readable name for diagnostics and errors (e.g. "revolute 0-1").
     fn name(&self) -> String;
 
+    /// The constraint's type, for grouping diagnostics and reports (e.g. the
+    /// [`crate::xpbd::check`] results) by kind rather than by instance: `"fixed"`,
+    /// `"revolute"`, `"spherical"` or `"prismatic"` for the joints of
+    /// [`crate::joint`]. Default: `"custom"`.
+    fn kind(&self) -> &'static str {
+        "custom"
+    }
+
     /// Number of rows n, 1 ≤ n ≤ [`MAX_ROWS`].
     fn dim(&self) -> usize;
 

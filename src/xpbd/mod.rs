@@ -35,13 +35,17 @@
 //! and contacts are inequality rows ([`Constraint::lambda_bounds`]); drives are
 //! compliant rows with targets; the velocity-level damping pass (Section 4.4) reuses the
 //! same gradients. Rods will hand the world a block-banded system of their own.
+//! A new constraint's gradient can be verified against finite differences with one
+//! call, [`check_gradient`] or [`check_gradient_perturbed`] (module [`check`]).
 
 pub mod body;
+pub mod check;
 pub mod constraint;
 pub mod error;
 pub mod world;
 
 pub use body::{Body, BodyId};
+pub use check::{check_gradient, check_gradient_perturbed, GradientCheck, MAX_ROTATION_SCALE};
 pub use constraint::{Constraint, ConstraintEval, MAX_BODIES, MAX_ROWS};
 pub use error::XpbdError;
 pub use world::{ConstraintId, Residuals, SolveMode, SolverOptions, World};

@@ -62,7 +62,13 @@ impl<T: Real> SolverOptions<T> {
     ///
     /// # Errors
     /// [`XpbdError::InvalidOption`] for a non-positive or non-finite `dt`, zero
-    /// `substeps` or `iterations`; [`XpbdError::NonFinite`] for non-finite gravity.
+    /// `substeps` or `iterations`; [`XpbdError::InvalidOption`] naming `dt` for a time
+    /// step whose substep h = Δt/substeps is so small in the scalar type `T` that h
+    /// rounds to 0 or 1/h² (the factor of the compliance α̃ = α/h², eq. 51–52)
+    /// overflows to +∞: h below about 5.4e-20 s in f32 (1/h² > 3.4e38) or 7.5e-155 s in
+    /// f64 (1/h² > 1.8e308). Such a step would otherwise be accepted and the run fail
+    /// later as a "divergence" (NaN from ∞·0); [`XpbdError::NonFinite`] for
+    /// non-finite gravity.
     pub fn validate(&self) -> Result<(), XpbdError> {
         if !(self.dt.is_finite() && self.dt > T::zero()) {
             return Err(XpbdError::InvalidOption {
@@ -76,6 +82,16 @@ impl<T: Real> SolverOptions<T> {
                 name: "substeps",
                 value: "0".into(),
                 reason: "at least one substep is needed",
+            });
+        }
+        let h = self.substep_dt();
+        if !(h > T::zero() && (T::one() / (h * h)).is_finite()) {
+            return Err(XpbdError::InvalidOption {
+                name: "dt",
+                value: format!("{} (substep h = dt/{} = {h} s)", self.dt, self.substeps),
+                reason: "the substep h = dt/substeps is so small that h or 1/h² is not \
+                         representable in the scalar type (f32 needs h > ~5.4e-20 s, f64 \
+                         h > ~7.5e-155 s)",
             });
         }
         if self.iterations == 0 {

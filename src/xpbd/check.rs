@@ -1,0 +1,442 @@
+//! Checking a constraint's analytic gradient against finite differences, with one call.
+//!
+//! A [`Constraint`] hands the solver its value C(x) and, per body slot, the n×6 block
+//! `[∂C/∂p | D_R C]` of (59): three columns for world-frame position perturbations
+//! `p + δp` (per m) and three for body-frame rotation perturbations `R ⊞ δθ` (per rad,
+//! eq. 14/16). A wrong sign or a missing term there does not make the solver fail
+//! loudly: it converges more slowly, drifts, or gains energy. [`check_gradient`]
+//! compares those blocks with central differences of C under exactly these
+//! perturbations ([`numdiff::poses_to_vector`]), and [`check_gradient_perturbed`] does
+//! so at the given state and at random states around it, so a constraint written
+//! outside this crate can be verified in a unit test:
+//!
+//! ```
+//! use lie_xpbd::joint::{JointFrame, Spherical};
+//! use lie_xpbd::lie::{LieGroup, SO3Matrix};
+//! use lie_xpbd::xpbd::{check_gradient_perturbed, Body, BodyId};
+//! use nalgebra::Vector3;
+//! use rand::SeedableRng;
+//! let r = SO3Matrix::<f64>::exp(&Vector3::new(0.2, -0.4, 0.1));
+//! let bodies = [
+//!     Body::dynamic(1.0, Vector3::repeat(0.1), Vector3::zeros(), r).unwrap(),
+//!     Body::dynamic(1.0, Vector3::repeat(0.1), Vector3::new(0.0, -1.0, 0.0), r).unwrap(),
+//! ];
+//! let joint = Spherical::new(
+//!     Some(BodyId(0)), JointFrame::at(Vector3::new(0.0, -0.5, 0.0)),
+//!     Some(BodyId(1)), JointFrame::at(Vector3::new(0.0, 0.5, 0.0)),
+//! ).unwrap();
+//! let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+//! let report = check_gradient_perturbed(&joint, &bodies, &mut rng, 20, 0.5, 0.5).unwrap();
+//! assert!(report.passed(), "{report}");
+//! assert_eq!((report.kind, report.states_checked), ("spherical", 21));
+//! ```
+//!
+//! # Error metric
+//! At one state, with J the analytic gradient and J_fd the central differences, both
+//! n × 6k for the k distinct bodies the constraint names (a body named in both slots
+//! gets the sum of its two blocks, which is what perturbing it measures), the error is
+//! [`numdiff::max_relative_error`]:
+//!
+//! ```text
+//! err = max_ij |J_ij − J_fd,ij| / max(1, max_ij |J_ij|)
+//! ```
+//!
+//! i.e. absolute for gradients with entries below one and relative to the largest
+//! analytic entry above, so zero entries (most of a joint's blocks) cannot blow it up.
+//! It is computed in `T`; any NaN or infinity in either matrix (a constraint that
+//! evaluates to NaN, a gradient with an infinite entry) makes it `T::max_value()`,
+//! reported here as `f64::INFINITY`, which always fails. (Mismatched shapes, the other
+//! case that function guards against, cannot occur here: both matrices are built as
+//! n × 6k.) The reported error is the worst over all states checked, with the entry
+//! where |J − J_fd| is largest at that state ([`GradientCheck::worst_row`],
+//! [`GradientCheck::worst_body_slot`], [`GradientCheck::worst_column`]).
+//!
+//! # Step and tolerance
+//! The step is [`Real::fd_step`] (1e-5 in f64, 1e-3 in f32, in m for position columns
+//! and rad for rotation columns), which balances the O(h²) truncation and the O(ε/h)
+//! round-off of a central difference (see [`Real`]). The tolerance is
+//! [`Real::fd_tolerance`] (1e-7 in f64, 2e-3 in f32), the bound these differences meet
+//! on this crate's own Jacobians and joints, scaled by `max(1, L/1 m)` with L the
+//! largest distance from the origin of a checked body (over all states checked):
+//! constraints on positions subtract world points of size L, whose round-off ε·L/h
+//! grows with L, not the gradient's error (`tests/joint_gradients.rs` measured 8.7e-4
+//! in f32 with L ≤ 2.7 m). A sign error or a missing term gives an error of order one,
+//! far above either tolerance. Lever arms inside the constraint (joint frame offsets)
+//! are invisible here; keep them O(1 m) or compare
+//! [`GradientCheck::worst_relative_error`] with a tolerance of your own.
+//!
+//! # Validity
+//! Finite differences are meaningless across a discontinuity of C. Constraints on
+//! relative rotations through Log (every joint's rotation rows) jump where that
+//! rotation reaches π, the branch cut (see [`crate::lie::numdiff`]): check states whose
+//! relative rotations stay at least 10·h (and better 0.1 rad) below π. A random
+//! perturbation of each body by at most `rotation_scale` rad changes a relative rotation
+//! by at most 2·`rotation_scale`, which is why [`check_gradient_perturbed`] accepts at
+//! most [`MAX_ROTATION_SCALE`] = 1 rad: from a state with relative rotations up to
+//! π − 2.1 rad every perturbed state stays ≥ 0.1 rad from the cut. Inequality rows
+//! ([`Constraint::lambda_bounds`]) are checked like equality rows: C itself must be
+//! differentiable at the states checked.
+
+use super::body::{Body, BodyId};
+use super::constraint::{Constraint, ConstraintEval, MAX_BODIES, MAX_ROWS};
+use super::error::XpbdError;
+use crate::lie::numdiff::{self, Pose};
+use crate::lie::real::c;
+use crate::lie::{LieGroup, Real};
+use nalgebra::{DMatrix, DVector, Vector3};
+use rand::{Rng, RngExt};
+use std::cell::RefCell;
+use std::fmt;
+
+/// Largest `rotation_scale` (rad) accepted by [`check_gradient_perturbed`]: two bodies
+/// perturbed by at most 1 rad each change a relative rotation by at most 2 rad, so a
+/// state with relative rotations ≤ π − 2.1 rad keeps every perturbed one ≥ 0.1 rad
+/// away from Log's branch cut at π.
+pub const MAX_ROTATION_SCALE: f64 = 1.0;
+
+/// The result of a gradient check ([`check_gradient`], [`check_gradient_perturbed`]):
+/// the worst error over the states checked, where it occurred, and the tolerance it is
+/// judged against. `Display` prints all of it in one line, for assertion messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GradientCheck {
+    /// [`Constraint::name`] of the constraint checked.
+    pub constraint: String,
+    /// [`Constraint::kind`] of the constraint checked (e.g. `"revolute"`, `"custom"`).
+    pub kind: &'static str,
+    /// The scalar type, [`Real::NAME`] (`"f32"` or `"f64"`).
+    pub scalar: &'static str,
+    /// Worst `max|J − J_fd| / max(1, max|J|)` over the states checked (module docs),
+    /// dimensionless; `f64::INFINITY` if a value or gradient entry was NaN or infinite.
+    pub worst_relative_error: f64,
+    /// The tolerance the error is judged against: [`Real::fd_tolerance`] ·
+    /// max(1, L/1 m), L the largest |position| (m) of a checked body over the states.
+    pub tolerance: f64,
+    /// The state of the worst error: 0 = the state given, i ≥ 1 = the i-th random
+    /// perturbation of it.
+    pub worst_state: usize,
+    /// Row (0-based, < [`Constraint::dim`]) of the entry with the largest |J − J_fd|
+    /// at the worst state.
+    pub worst_row: usize,
+    /// Body slot (0 or 1, as in [`Constraint::bodies`]) of that entry; for a body named
+    /// in both slots, the first.
+    pub worst_body_slot: usize,
+    /// Column of that entry in the slot's block: 0..3 = ∂C/∂p along world x, y, z (per
+    /// m), 3..6 = D_R C about body x, y, z (per rad).
+    pub worst_column: usize,
+    /// The analytic gradient entry there (per m or per rad).
+    pub analytic: f64,
+    /// The finite-difference estimate of that entry (per m or per rad).
+    pub finite_difference: f64,
+    /// Number of states checked (the given one plus the random ones).
+    pub states_checked: usize,
+}
+
+impl GradientCheck {
+    /// Whether the worst error is within the tolerance (false if it is NaN or ∞).
+    pub fn passed(&self) -> bool {
+        self.worst_relative_error <= self.tolerance
+    }
+
+    /// The worst error as a multiple of the tolerance (≤ 1 when passed).
+    pub fn ratio(&self) -> f64 {
+        self.worst_relative_error / self.tolerance
+    }
+}
+
+impl fmt::Display for GradientCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const COLUMNS: [&str; 6] = ["dp.x", "dp.y", "dp.z", "dθ.x", "dθ.y", "dθ.z"];
+        write!(
+            f,
+            "gradient of '{}' ({}, {}): {} with worst relative error {:.3e} (tolerance {:.3e}) \
+             over {} state(s); worst at state {}, row {}, body slot {}, column {} ({}): \
+             analytic {:.6e}, finite difference {:.6e}",
+            self.constraint,
+            self.kind,
+            self.scalar,
+            if self.passed() { "passed" } else { "FAILED" },
+            self.worst_relative_error,
+            self.tolerance,
+            self.states_checked,
+            self.worst_state,
+            self.worst_row,
+            self.worst_body_slot,
+            self.worst_column,
+            COLUMNS.get(self.worst_column).unwrap_or(&"?"),
+            self.analytic,
+            self.finite_difference,
+        )
+    }
+}
+
+/// Checks the analytic gradient of `constraint` at the state `bodies` (the world's
+/// whole body list, indexed by [`BodyId`]) against central finite differences of
+/// world-frame position and body-frame boxplus rotation perturbations of every body it
+/// names. Metric, step and tolerance are in the module docs; the result fails
+/// ([`GradientCheck::passed`] is false) when the gradient is wrong or not finite.
+///
+/// ```
+/// use lie_xpbd::joint::{JointFrame, Revolute};
+/// use lie_xpbd::lie::{LieGroup, SO3Matrix};
+/// use lie_xpbd::xpbd::{check_gradient, Body, BodyId};
+/// use nalgebra::Vector3;
+/// let q = SO3Matrix::<f32>::exp(&Vector3::new(0.3, 0.1, -0.2));
+/// let bodies = [Body::dynamic(1.0, Vector3::repeat(0.1), Vector3::new(0.2, -0.4, 0.1), q).unwrap()];
+/// // A hinge from the world origin to the body's point (0, 0.5, 0).
+/// let hinge = Revolute::new(None, JointFrame::identity(), Some(BodyId(0)), JointFrame::at(Vector3::new(0.0, 0.5, 0.0))).unwrap();
+/// let report = check_gradient(&hinge, &bodies).unwrap();
+/// assert!(report.passed(), "{report}");
+/// assert!(report.worst_relative_error < 2e-3);
+/// ```
+///
+/// # Errors
+/// Invalid input, never a wrong gradient: [`XpbdError::BadDimension`] unless
+/// 1 ≤ [`Constraint::dim`] ≤ [`MAX_ROWS`]; [`XpbdError::NoDynamicBody`] if both slots
+/// are the world (there is no gradient to check); [`XpbdError::UnknownBody`] if a slot
+/// names a body not in `bodies`; [`XpbdError::NonFinite`] if a named body's position or
+/// orientation is not finite.
+pub fn check_gradient<T: Real, G: LieGroup<T>>(
+    constraint: &dyn Constraint<T, G>,
+    bodies: &[Body<T, G>],
+) -> Result<GradientCheck, XpbdError> {
+    let setup = Setup::new(constraint, bodies)?;
+    let mut worst = setup.check_state(bodies);
+    worst.scale = worst.scale.max(setup.position_scale(bodies));
+    Ok(setup.report(worst, 1))
+}
+
+/// As [`check_gradient`], at the state `bodies` and at `states` random states around
+/// it; reports the worst error over all `states + 1`. Each random state moves every
+/// body the constraint names (and no other) by a world-frame offset of uniformly random
+/// direction and length uniform in [0, `position_scale`] m, and rotates it by `R ⊞ δθ`
+/// with δθ of uniformly random direction and angle uniform in [0, `rotation_scale`]
+/// rad. With a seeded `rng` the check is reproducible.
+///
+/// Start from a state where the constraint is smooth and keep `rotation_scale` small
+/// enough that no relative rotation the constraint takes Log of gets near π (module
+/// docs, Validity).
+///
+/// # Errors
+/// As [`check_gradient`], and [`XpbdError::InvalidOption`] naming `position_scale`
+/// unless it is finite and ≥ 0 (m), or `rotation_scale` unless it is in
+/// [0, [`MAX_ROTATION_SCALE`]] rad.
+pub fn check_gradient_perturbed<T, G, R>(
+    constraint: &dyn Constraint<T, G>,
+    bodies: &[Body<T, G>],
+    rng: &mut R,
+    states: usize,
+    position_scale: f64,
+    rotation_scale: f64,
+) -> Result<GradientCheck, XpbdError>
+where
+    T: Real,
+    G: LieGroup<T>,
+    R: Rng + ?Sized,
+{
+    if !(position_scale.is_finite() && position_scale >= 0.0) {
+        return Err(XpbdError::InvalidOption {
+            name: "position_scale",
+            value: position_scale.to_string(),
+            reason: "the largest random position offset must be finite and >= 0 (m)",
+        });
+    }
+    if !(0.0..=MAX_ROTATION_SCALE).contains(&rotation_scale) {
+        return Err(XpbdError::InvalidOption {
+            name: "rotation_scale",
+            value: rotation_scale.to_string(),
+            reason: "the largest random rotation must be in [0, 1] rad, so that perturbed \
+                     relative rotations stay away from Log's branch cut at π",
+        });
+    }
+    let setup = Setup::new(constraint, bodies)?;
+    let mut worst = setup.check_state(bodies);
+    worst.scale = worst.scale.max(setup.position_scale(bodies));
+    let mut state = bodies.to_vec();
+    for i in 1..=states {
+        state.copy_from_slice(bodies);
+        for &(b, _) in &setup.distinct {
+            let body = &mut state[b];
+            let dp = random_vector::<T, R>(rng, position_scale);
+            let dtheta = random_vector::<T, R>(rng, rotation_scale);
+            body.position += dp;
+            body.orientation = body.orientation.boxplus(&dtheta);
+        }
+        let mut w = setup.check_state(&state);
+        w.state = i;
+        let scale = worst.scale.max(setup.position_scale(&state));
+        if w.error > worst.error {
+            worst = w;
+        }
+        worst.scale = scale;
+    }
+    Ok(setup.report(worst, states + 1))
+}
+
+/// A vector of uniformly random direction and length uniform in [0, `len`].
+fn random_vector<T: Real, R: Rng + ?Sized>(rng: &mut R, len: f64) -> Vector3<T> {
+    let z: f64 = rng.random_range(-1.0..=1.0);
+    let phi: f64 = rng.random_range(0.0..std::f64::consts::TAU);
+    let l: f64 = len * rng.random::<f64>();
+    let s = (1.0 - z * z).max(0.0).sqrt();
+    Vector3::new(c(l * s * phi.cos()), c(l * s * phi.sin()), c(l * z))
+}
+
+/// The worst error at one or more states and where it occurred.
+#[derive(Debug, Clone, Copy)]
+struct Worst {
+    error: f64,
+    state: usize,
+    row: usize,
+    slot: usize,
+    column: usize,
+    analytic: f64,
+    fd: f64,
+    /// max(1, L/1 m), the tolerance factor.
+    scale: f64,
+}
+
+/// A validated constraint: its name, rows and the distinct bodies it names, each with
+/// the slots naming it.
+struct Setup<'a, T: Real, G: LieGroup<T>> {
+    constraint: &'a dyn Constraint<T, G>,
+    dim: usize,
+    distinct: Vec<(usize, Vec<usize>)>,
+}
+
+impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
+    fn new(constraint: &'a dyn Constraint<T, G>, bodies: &[Body<T, G>]) -> Result<Self, XpbdError> {
+        let dim = constraint.dim();
+        if dim == 0 || dim > MAX_ROWS {
+            return Err(XpbdError::BadDimension {
+                constraint: constraint.name(),
+                dim,
+                max: MAX_ROWS,
+            });
+        }
+        let ids: [Option<BodyId>; MAX_BODIES] = constraint.bodies();
+        let mut distinct: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (slot, id) in ids.iter().enumerate() {
+            let Some(BodyId(b)) = *id else { continue };
+            let Some(body) = bodies.get(b) else {
+                return Err(XpbdError::UnknownBody {
+                    constraint: constraint.name(),
+                    body: b,
+                    count: bodies.len(),
+                });
+            };
+            let pose_finite = body.position.iter().all(|x| x.is_finite())
+                && body
+                    .orientation
+                    .to_quaternion()
+                    .coords
+                    .iter()
+                    .all(|x| x.is_finite());
+            if !pose_finite {
+                return Err(XpbdError::NonFinite {
+                    what: format!("body {b} pose"),
+                });
+            }
+            match distinct.iter_mut().find(|(d, _)| *d == b) {
+                Some((_, slots)) => slots.push(slot),
+                None => distinct.push((b, vec![slot])),
+            }
+        }
+        if distinct.is_empty() {
+            return Err(XpbdError::NoDynamicBody {
+                constraint: constraint.name(),
+            });
+        }
+        Ok(Self {
+            constraint,
+            dim,
+            distinct,
+        })
+    }
+
+    /// max(1, largest |position| / 1 m) of the named bodies.
+    fn position_scale(&self, bodies: &[Body<T, G>]) -> f64 {
+        self.distinct
+            .iter()
+            .map(|&(b, _)| bodies[b].position.norm().to_f64())
+            .fold(1.0, f64::max)
+    }
+
+    /// The error at the state `bodies` (state index 0, scale 1).
+    fn check_state(&self, bodies: &[Body<T, G>]) -> Worst {
+        let dim = self.dim;
+        let k = self.distinct.len();
+        let poses: Vec<Pose<T, G>> = self
+            .distinct
+            .iter()
+            .map(|&(b, _)| Pose::new(bodies[b].position, bodies[b].orientation))
+            .collect();
+        let work = RefCell::new(bodies.to_vec());
+        let mut out = ConstraintEval::default();
+        let f = |ps: &[Pose<T, G>]| {
+            let mut w = work.borrow_mut();
+            for (&(b, _), p) in self.distinct.iter().zip(ps) {
+                w[b].position = p.position;
+                w[b].orientation = p.rotation;
+            }
+            let mut out = ConstraintEval::default();
+            self.constraint.evaluate(&w, &mut out);
+            DVector::from_column_slice(&out.value.as_slice()[..dim])
+        };
+        let fd = numdiff::poses_to_vector(f, &poses, T::fd_step());
+        self.constraint.evaluate(bodies, &mut out);
+        let mut analytic = DMatrix::<T>::zeros(dim, 6 * k);
+        for (j, (_, slots)) in self.distinct.iter().enumerate() {
+            for &s in slots {
+                let mut block = analytic.view_mut((0, 6 * j), (dim, 6));
+                block += out.gradient[s].rows(0, dim);
+            }
+        }
+        let e = numdiff::max_relative_error(&analytic, &fd);
+        let error = if e.is_finite() && e < T::max_value().unwrap_or_else(T::one) {
+            e.to_f64()
+        } else {
+            f64::INFINITY
+        };
+        // Where |J − J_fd| is largest (the first non-finite difference, if any).
+        let mut at = (0, 0);
+        let mut largest = -1.0f64;
+        for col in 0..6 * k {
+            for row in 0..dim {
+                let d = (analytic[(row, col)].to_f64() - fd[(row, col)].to_f64()).abs();
+                let d = if d.is_nan() { f64::INFINITY } else { d };
+                if d > largest {
+                    largest = d;
+                    at = (row, col);
+                }
+            }
+        }
+        let (row, col) = at;
+        Worst {
+            error,
+            state: 0,
+            row,
+            slot: self.distinct[col / 6].1[0],
+            column: col % 6,
+            analytic: analytic[(row, col)].to_f64(),
+            fd: fd[(row, col)].to_f64(),
+            scale: 1.0,
+        }
+    }
+
+    fn report(&self, w: Worst, states: usize) -> GradientCheck {
+        GradientCheck {
+            constraint: self.constraint.name(),
+            kind: self.constraint.kind(),
+            scalar: T::NAME,
+            worst_relative_error: w.error,
+            tolerance: T::fd_tolerance().to_f64() * w.scale,
+            worst_state: w.state,
+            worst_row: w.row,
+            worst_body_slot: w.slot,
+            worst_column: w.column,
+            analytic: w.analytic,
+            finite_difference: w.fd,
+            states_checked: states,
+        }
+    }
+}
