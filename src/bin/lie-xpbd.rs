@@ -46,6 +46,41 @@ enum Command {
         #[command(flatten)]
         opts: RunArgs,
     },
+    /// Run a scene in several rotation representations and scalars in lockstep and
+    /// write their differences from the f64 matrix run (compare.csv, summary.json/md).
+    Compare {
+        /// Scene file (TOML), or the name of a built-in scene.
+        scene: String,
+        /// Rotation representations, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "matrix,quaternion", value_parser = parse_rotation)]
+        rotation: Vec<Rotation>,
+        /// Scalar types, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "f64,f32", value_parser = parse_scalar)]
+        scalar: Vec<Scalar>,
+        /// Simulated duration, s (overrides run.duration).
+        #[arg(long, value_name = "S")]
+        seconds: Option<String>,
+        /// Override a scene field (repeatable), as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Output folder (default: out/<scene name>-compare).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Check every constraint's analytic gradient against finite differences, at the
+    /// initial state and at random perturbed states, in all four combinations; exits 1
+    /// if any exceeds its tolerance.
+    CheckJacobians {
+        /// Scene file (TOML), or the name of a built-in scene.
+        #[arg(default_value = "pendulum")]
+        scene: String,
+        /// Random perturbed states per constraint.
+        #[arg(long, default_value_t = 100)]
+        states: usize,
+        /// Seed of the random states.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -170,6 +205,93 @@ fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> Exit
     }
 }
 
+fn compare_command(
+    scene_name: &str,
+    args: &RunArgs,
+    rotations: Vec<Rotation>,
+    scalars: Vec<Scalar>,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use lie_xpbd::pipeline::compare::{self, CompareOptions};
+    use std::ops::ControlFlow;
+    let scene = match load_scene(scene_name, args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("{}-compare", scene.name())));
+    let opts = CompareOptions {
+        rotations,
+        scalars,
+        every: None,
+    };
+    let result = compare::compare_with_progress(&scene, &opts, &out, |done, total| {
+        progress(done, total);
+        if interrupt.load(Ordering::Relaxed) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    match result {
+        Ok(report) => {
+            for c in &report.conclusions {
+                println!("{c}");
+            }
+            println!("\nOutputs written to {}", out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(match e {
+                compare::CompareError::Output(_) => 1,
+                compare::CompareError::Cancelled { .. } => 130,
+                _ => 2,
+            })
+        }
+    }
+}
+
+fn check_command(scene_name: &str, states: usize, seed: u64) -> ExitCode {
+    use lie_xpbd::pipeline::jacobians::{check_scene, JacobianOptions};
+    let scene = match load_scene(scene_name, &RunArgs::default()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = JacobianOptions {
+        states,
+        seed,
+        ..JacobianOptions::default()
+    };
+    match check_scene(&scene, &opts) {
+        Ok(report) => {
+            print!("{}", report.table());
+            if report.passed() {
+                println!("\nAll {} constraint checks passed.", report.entries.len());
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "error: {} constraint check(s) failed",
+                    report.failures().len()
+                );
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn print_summary(s: &RunSummary, out: &std::path::Path) {
     print!("{}", run::markdown(s));
     for w in &s.warnings {
@@ -193,5 +315,26 @@ fn main() -> ExitCode {
         None => run_command("pendulum", &RunArgs::default(), &interrupt),
         Some(Command::Pendulum { opts }) => run_command("pendulum", &opts, &interrupt),
         Some(Command::Run { scene, opts }) => run_command(&scene, &opts, &interrupt),
+        Some(Command::Compare {
+            scene,
+            rotation,
+            scalar,
+            seconds,
+            set,
+            out,
+        }) => {
+            let args = RunArgs {
+                seconds,
+                set,
+                out,
+                ..RunArgs::default()
+            };
+            compare_command(&scene, &args, rotation, scalar, &interrupt)
+        }
+        Some(Command::CheckJacobians {
+            scene,
+            states,
+            seed,
+        }) => check_command(&scene, states, seed),
     }
 }

@@ -5,5 +5,6 @@
 
 pub mod compare;
 pub mod files;
+pub mod jacobians;
 pub mod record;
 pub mod run;

@@ -311,6 +311,11 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         self.slots.len()
     }
 
+    /// The constraint `id`, or `None` if there is no such constraint.
+    pub fn constraint(&self, id: ConstraintId) -> Option<&dyn Constraint<T, G>> {
+        self.slots.get(id.0).map(|s| s.constraint.as_ref())
+    }
+
     /// The accumulated multipliers λ of a constraint over the last substep (first
     /// `dim` entries), or `None` for an unknown id.
     pub fn lambda(&self, id: ConstraintId) -> Option<&[T]> {
