@@ -453,3 +453,46 @@ fn degenerate_constraints_are_rejected_or_fail() {
     assert_eq!(r.worst_relative_error, f64::INFINITY);
     assert_eq!(r.worst_body_slot, 1);
 }
+
+/// The study behind `lie-xpbd check-jacobians` names a constraint whose gradient has
+/// the wrong sign, and its report fails.
+#[test]
+fn jacobian_study_names_a_wrong_sign_constraint() {
+    use lie_xpbd::pipeline::jacobians::{check_world, JacobianOptions, JacobianReport};
+    use lie_xpbd::sim::{Rotation, Scalar};
+    use lie_xpbd::xpbd::BodyId;
+    let scene = lie_xpbd::scenes::builtin("pendulum").unwrap().unwrap();
+    let mut world = scene.build::<f64, SO3Matrix<f64>>().unwrap().world;
+    let inner = Revolute::<f64, SO3Matrix<f64>>::new(
+        None,
+        JointFrame::identity(),
+        Some(BodyId(0)),
+        JointFrame::at(Vector3::new(0.0, 0.5, 0.0)),
+    )
+    .unwrap();
+    world
+        .add_constraint(Flipped {
+            inner,
+            slot: 1,
+            rows: 0..5,
+            cols: 0..6,
+        })
+        .unwrap();
+    let entries = check_world(
+        &world,
+        Rotation::Matrix,
+        Scalar::F64,
+        &JacobianOptions {
+            states: 5,
+            ..JacobianOptions::default()
+        },
+    )
+    .unwrap();
+    let report = JacobianReport { entries };
+    assert!(!report.passed());
+    let failures = report.failures();
+    assert_eq!(failures.len(), 1);
+    assert!(
+        report.table().contains("FAILED") && report.table().contains(&failures[0].check.constraint)
+    );
+}

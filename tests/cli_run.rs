@@ -1,0 +1,199 @@
+//! The program end to end: `run` and `pendulum` share one path, bad input exits 2 with
+//! nothing written, divergence exits 3 with the rows before it, check-jacobians and
+//! compare work on the shipped scene.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lie-xpbd"))
+}
+
+fn run(args: &[&str], cwd: &Path) -> Output {
+    bin()
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the program starts")
+}
+
+fn scene_path() -> String {
+    format!("{}/scenes/pendulum.toml", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn run_scene_file_and_pendulum_shortcut_write_identical_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = run(
+        &["run", &scene_path(), "--seconds", "1", "--out", "a"],
+        dir.path(),
+    );
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let b = run(&["pendulum", "--seconds", "1", "--out", "b"], dir.path());
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    for f in ["states.csv", "residuals.csv", "energy.csv", "lambda.csv"] {
+        let x = fs::read(dir.path().join("a").join(f)).unwrap();
+        let y = fs::read(dir.path().join("b").join(f)).unwrap();
+        assert!(x == y, "{f} differs");
+        assert_eq!(String::from_utf8_lossy(&x).lines().count(), 1001, "{f}");
+    }
+    // The same run twice gives byte-identical files.
+    let c = run(&["pendulum", "--seconds", "1", "--out", "c"], dir.path());
+    assert!(c.status.success());
+    assert_eq!(
+        fs::read(dir.path().join("a/states.csv")).unwrap(),
+        fs::read(dir.path().join("c/states.csv")).unwrap()
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("a/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "completed");
+    assert_eq!(summary["steps"], 1000);
+    assert!(summary["median_constraint_residual"].as_f64().unwrap() < 1e-3);
+    assert!(summary["energy_available_j"].as_f64().unwrap() > 300.0);
+    // No temporary files are left behind.
+    let left: Vec<_> = fs::read_dir(dir.path().join("a"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(left.is_empty());
+}
+
+#[test]
+fn no_arguments_runs_the_pendulum_and_says_where_the_output_went() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default is 10 s; a shorter check of the same path runs `pendulum` with no options.
+    let out = run(&[], dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Outputs written to out/pendulum"));
+    for f in [
+        "residuals.csv",
+        "states.csv",
+        "summary.json",
+        "summary.md",
+        "scene.toml",
+    ] {
+        assert!(dir.path().join("out/pendulum").join(f).is_file(), "{f}");
+    }
+}
+
+#[test]
+fn bad_scene_exits_2_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = format!(
+        "{}/tests/scenes/bad/unknown_body.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = run(&["run", &bad, "--out", "x"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown_body.toml:9:") && err.contains("joints[0].body2"),
+        "{err}"
+    );
+    assert!(!dir.path().join("x").exists());
+    for args in [
+        vec!["pendulum", "--set", "solver.dt=-1"],
+        vec!["pendulum", "--seconds", "1e300", "--set", "solver.dt=1e-9"],
+        vec!["pendulum", "--scalar", "f16"],
+        vec!["run", "no-such-scene"],
+        vec!["pendulum", "--scalar", "f32", "--set", "solver.dt=1e-50"],
+    ] {
+        let out = run(&args, dir.path());
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn divergence_exits_3_and_keeps_the_rows_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "pendulum",
+            "--scalar",
+            "f32",
+            "--set",
+            "solver.dt=1e18",
+            "--seconds",
+            "1e19",
+            "--out",
+            "d",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("d/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "diverged");
+    assert!(summary["error"].as_str().unwrap().contains("step"));
+}
+
+#[test]
+fn check_jacobians_passes_on_the_shipped_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &["check-jacobians", &scene_path(), "--states", "20"],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for combo in [
+        "| matrix | f64 |",
+        "| matrix | f32 |",
+        "| quaternion | f64 |",
+        "| quaternion | f32 |",
+    ] {
+        assert!(text.contains(combo), "{combo} missing: {text}");
+    }
+    assert!(!text.contains("FAIL"));
+}
+
+#[test]
+fn compare_reports_representation_and_precision_differences() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "compare",
+            "pendulum",
+            "--set",
+            "run.every=100",
+            "--out",
+            "c",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("f32 runs"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("c/summary.json")).unwrap()).unwrap();
+    let d = json["quaternion_f64_difference"]["position_m"]
+        .as_f64()
+        .unwrap();
+    assert!(d < 1e-8, "{d}");
+    assert!(dir.path().join("c/compare.csv").is_file());
+}
