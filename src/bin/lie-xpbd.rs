@@ -145,7 +145,7 @@ static BAR: OnceLock<(ProgressBar, Instant)> = OnceLock::new();
 /// Shows a progress bar on stderr once a run has taken a second, if stderr is a
 /// terminal.
 fn progress(done: u64, total: u64) {
-    if done % 256 != 0 && done != total {
+    if !done.is_multiple_of(256) && done != total {
         return;
     }
     let (bar, start) = BAR.get_or_init(|| {

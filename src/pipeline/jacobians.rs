@@ -75,7 +75,7 @@ impl JacobianReport {
             let w = worst
                 .entry((e.check.kind.to_string(), e.rotation, e.scalar))
                 .or_insert((0.0, e.check.tolerance, 0));
-            if !(e.check.worst_relative_error <= w.0) {
+            if e.check.worst_relative_error.is_nan() || e.check.worst_relative_error > w.0 {
                 *w = (e.check.worst_relative_error, e.check.tolerance, w.2);
             }
             w.2 += 1;

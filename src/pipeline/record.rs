@@ -268,7 +268,7 @@ impl Recorder {
             }
         }
         let step = sim.steps();
-        if step % self.every != 0 {
+        if !step.is_multiple_of(self.every) {
             return Ok(());
         }
         self.stats.rows += 1;
