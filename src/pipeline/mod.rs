@@ -4,3 +4,4 @@
 //! through this one path.
 
 pub mod files;
+pub mod plot;
