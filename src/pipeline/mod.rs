@@ -5,3 +5,4 @@
 
 pub mod files;
 pub mod plot;
+pub mod vtk;
