@@ -8,3 +8,5 @@ pub mod files;
 pub mod jacobians;
 pub mod record;
 pub mod run;
+pub mod plot;
+pub mod vtk;

@@ -1,0 +1,673 @@
+//! ParaView time series: one VTK XML PolyData file (`.vtp`, ASCII) per frame and a
+//! `.pvd` collection listing every frame with its time.
+//!
+//! # Files
+//! [`VtkWriter::new`] creates `<run>/vtk/`; each [`VtkWriter::write_frame`] writes
+//! `<run>/vtk/frame_NNNNNN.vtp` (frames numbered from 0, at least six digits), and
+//! [`VtkWriter::finish`] writes `<run>/vtk/frames.pvd` ([`PVD_FILE`]), which lists
+//! every frame with `timestep` = its simulated time, s. Open the `.pvd` in ParaView to
+//! play the run. Every file is written whole or not at all (a temporary file in the
+//! same directory, synced, then renamed over the final name). If the run stops before
+//! [`VtkWriter::finish`], the frames written so far stay, without a `.pvd`.
+//!
+//! The files are deterministic: the same inputs give byte-identical files. Numbers are
+//! written in the shortest form that reads back to the same value at the run's
+//! precision ([`crate::sim::Scalar`]): exponent notation for very small or large values
+//! (`1e-17`), `.0` on whole numbers.
+//!
+//! # Geometry
+//! One `<Piece>` holds all bodies, in body order; each body's points come in one block:
+//! first its shape's points, then its 4 pose-frame points. Coordinates are world
+//! coordinates, m: each shape is tessellated in its body frame (centred at the centre
+//! of mass; capsule and cylinder axis = body z) and transformed by the body's pose
+//! `x_world = R x_body + p`.
+//!
+//! The *pose frame* of a body is 3 line cells from its centre of mass along its body x,
+//! y and z axes, each of length [`axis_length`] (0.75 × the shape's largest extent,
+//! [`DEFAULT_AXIS_LENGTH`] for a body without shape). A body without shape is drawn as a
+//! point: one vertex cell on its centre of mass (the frame's first point).
+//!
+//! Tessellation ([`SEGMENTS`] = 12 segments around the axis):
+//!
+//! | shape    | points (shape + frame) | verts | lines | polys                                   |
+//! |----------|------------------------|-------|-------|-----------------------------------------|
+//! | none     | 0 + 4 = 4              | 1     | 3     | 0                                       |
+//! | box      | 8 + 4 = 12             | 0     | 3     | 6 quads                                 |
+//! | sphere   | 62 + 4 = 66            | 0     | 3     | 72: 24 triangles at the poles, 48 quads |
+//! | cylinder | 24 + 4 = 28            | 0     | 3     | 14: 12 side quads, 2 twelve-sided caps  |
+//! | capsule  | 74 + 4 = 78            | 0     | 3     | 84: 24 triangles at the poles, 60 quads |
+//!
+//! The sphere has 2 poles and 5 rings of 12 points (polar angles 30°, 60°, …, 150°);
+//! the capsule has 2 poles and 6 rings (30°, 60°, 90° on the upper half-ball, 90°,
+//! 120°, 150° on the lower one); the cylinder has its two rim rings. Polygons are
+//! oriented with outward normals (counter-clockwise seen from outside).
+//! [`mesh_counts`] gives these numbers.
+//!
+//! # Attributes
+//! * cell data `body` (Int32): the body index of every cell;
+//! * cell data `axis` (Int32): 0, 1, 2 for the pose-frame lines along body x, y, z, −1
+//!   for shape cells and vertices;
+//! * point data `body` (Int32): the body index of every point;
+//! * field data `TimeValue` (Float64): the frame's time, s.
+
+use crate::scene::ShapeSpec;
+use crate::sim::{Scalar, Simulation};
+use nalgebra::{Matrix3, Vector3};
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+use quick_xml::Writer;
+use std::f64::consts::PI;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+use thiserror::Error;
+
+/// Segments around the axis of round shapes.
+pub const SEGMENTS: usize = 12;
+/// The subdirectory of the run folder that holds the VTK files.
+pub const VTK_DIR: &str = "vtk";
+/// The collection file's name, in [`VTK_DIR`].
+pub const PVD_FILE: &str = "frames.pvd";
+/// Pose-frame axis length of a body without shape, m.
+pub const DEFAULT_AXIS_LENGTH: f64 = 0.1;
+
+/// Everything that can go wrong while writing ParaView files.
+#[derive(Debug, Error)]
+pub enum VtkError {
+    /// The output directory could not be created.
+    #[error("cannot create directory '{}': {source}", path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// A file could not be written or renamed into place.
+    #[error("cannot write '{}': {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// A shape dimension is not finite and positive (length of a capsule: ≥ 0).
+    #[error("body '{body}': shape {what} = {value} is not a finite positive length")]
+    BadShape {
+        /// The body's name.
+        body: String,
+        /// The dimension (`size`, `radius`, `length`).
+        what: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// The simulation does not have the bodies the writer was made for.
+    #[error("the simulation has {actual} bodies, the VTK writer was made for {expected}")]
+    BodyCount {
+        /// Bodies given to [`VtkWriter::new`].
+        expected: usize,
+        /// Bodies of the simulation.
+        actual: usize,
+    },
+    /// A frame time is not finite.
+    #[error("frame time {0} is not finite")]
+    BadTime(f64),
+    /// A body's pose is not finite (the simulation diverged).
+    #[error("body '{body}' has a non-finite pose at t = {t} s")]
+    NonFinite {
+        /// The body's name.
+        body: String,
+        /// The frame's time, s.
+        t: f64,
+    },
+}
+
+/// Points and cells of one body in a frame (see the module table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MeshCounts {
+    /// Points (shape + 4 frame points).
+    pub points: usize,
+    /// Vertex cells.
+    pub verts: usize,
+    /// Line cells.
+    pub lines: usize,
+    /// Polygon cells.
+    pub polys: usize,
+}
+
+impl std::ops::Add for MeshCounts {
+    type Output = MeshCounts;
+    fn add(self, o: MeshCounts) -> MeshCounts {
+        MeshCounts {
+            points: self.points + o.points,
+            verts: self.verts + o.verts,
+            lines: self.lines + o.lines,
+            polys: self.polys + o.polys,
+        }
+    }
+}
+
+/// Points and cells a body of this shape contributes to each frame.
+pub fn mesh_counts(shape: Option<&ShapeSpec>) -> MeshCounts {
+    let (points, polys) = match shape {
+        None => (0, 0),
+        Some(ShapeSpec::Box { .. }) => (8, 6),
+        Some(ShapeSpec::Sphere { .. }) => (2 + 5 * SEGMENTS, 2 * SEGMENTS + 4 * SEGMENTS),
+        Some(ShapeSpec::Cylinder { .. }) => (2 * SEGMENTS, SEGMENTS + 2),
+        Some(ShapeSpec::Capsule { .. }) => (2 + 6 * SEGMENTS, 2 * SEGMENTS + 5 * SEGMENTS),
+    };
+    MeshCounts {
+        points: points + 4,
+        verts: usize::from(shape.is_none()),
+        lines: 3,
+        polys,
+    }
+}
+
+/// Pose-frame axis length of a body of this shape, m: 0.75 × its largest extent
+/// (box: largest edge; sphere: diameter; cylinder: max(diameter, length); capsule:
+/// length + diameter), or [`DEFAULT_AXIS_LENGTH`] without shape.
+pub fn axis_length(shape: Option<&ShapeSpec>) -> f64 {
+    0.75 * match shape {
+        None => return DEFAULT_AXIS_LENGTH,
+        Some(ShapeSpec::Box { size }) => size[0].max(size[1]).max(size[2]),
+        Some(ShapeSpec::Sphere { radius }) => 2.0 * radius,
+        Some(ShapeSpec::Cylinder { radius, length }) => (2.0 * radius).max(*length),
+        Some(ShapeSpec::Capsule { radius, length }) => length + 2.0 * radius,
+    }
+}
+
+/// A body's mesh in its body frame.
+#[derive(Debug, Clone)]
+struct Mesh {
+    /// Shape points then the 4 frame points, m, body frame.
+    points: Vec<Vector3<f64>>,
+    /// Polygons (indices into `points`).
+    polys: Vec<Vec<usize>>,
+    /// Whether the body is drawn as a point.
+    vertex: bool,
+}
+
+impl Mesh {
+    fn new(shape: Option<&ShapeSpec>) -> Self {
+        let (mut points, polys) = match shape {
+            None => (Vec::new(), Vec::new()),
+            Some(ShapeSpec::Box { size }) => cuboid(size),
+            Some(&ShapeSpec::Sphere { radius: r }) => {
+                let rings: Vec<(f64, f64)> = (1..=5)
+                    .map(|k| {
+                        let th = k as f64 * PI / 6.0;
+                        (r * th.sin(), r * th.cos())
+                    })
+                    .collect();
+                revolved(Some(r), &rings, Some(-r), false)
+            }
+            Some(&ShapeSpec::Cylinder { radius: r, length }) => {
+                let h = length / 2.0;
+                revolved(None, &[(r, h), (r, -h)], None, true)
+            }
+            Some(&ShapeSpec::Capsule { radius: r, length }) => {
+                let h = length / 2.0;
+                let rings: Vec<(f64, f64)> = (1..=6)
+                    .map(|k| {
+                        // 30°, 60°, 90° | 90°, 120°, 150°
+                        let (kk, z0) = if k <= 3 { (k, h) } else { (k - 1, -h) };
+                        let th = kk as f64 * PI / 6.0;
+                        (r * th.sin(), z0 + r * th.cos())
+                    })
+                    .collect();
+                revolved(Some(h + r), &rings, Some(-h - r), false)
+            }
+        };
+        let l = axis_length(shape);
+        points.push(Vector3::zeros());
+        points.push(Vector3::new(l, 0.0, 0.0));
+        points.push(Vector3::new(0.0, l, 0.0));
+        points.push(Vector3::new(0.0, 0.0, l));
+        Mesh {
+            points,
+            polys,
+            vertex: shape.is_none(),
+        }
+    }
+
+    /// Index of the frame's centre point.
+    fn centre(&self) -> usize {
+        self.points.len() - 4
+    }
+}
+
+/// A box of edge lengths `size`: 8 corners (index = x bit + 2 y bit + 4 z bit), 6 quads.
+fn cuboid(size: &[f64; 3]) -> (Vec<Vector3<f64>>, Vec<Vec<usize>>) {
+    let h = Vector3::new(size[0], size[1], size[2]) / 2.0;
+    let points = (0..8)
+        .map(|i| {
+            let s = |bit: usize| if i & bit != 0 { 1.0 } else { -1.0 };
+            Vector3::new(s(1) * h.x, s(2) * h.y, s(4) * h.z)
+        })
+        .collect();
+    let polys = vec![
+        vec![0, 4, 6, 2], // −x
+        vec![1, 3, 7, 5], // +x
+        vec![0, 1, 5, 4], // −y
+        vec![2, 6, 7, 3], // +y
+        vec![0, 2, 3, 1], // −z
+        vec![4, 5, 7, 6], // +z
+    ];
+    (points, polys)
+}
+
+/// A surface of revolution about body z: an optional top pole (z), rings (radius, z)
+/// from top to bottom of [`SEGMENTS`] points each, an optional bottom pole, and, if
+/// `caps`, the first and last rings closed by polygons. Outward normals.
+fn revolved(
+    top: Option<f64>,
+    rings: &[(f64, f64)],
+    bottom: Option<f64>,
+    caps: bool,
+) -> (Vec<Vector3<f64>>, Vec<Vec<usize>>) {
+    let n = SEGMENTS;
+    let mut points = Vec::new();
+    let mut polys = Vec::new();
+    let top_index = top.map(|z| {
+        points.push(Vector3::new(0.0, 0.0, z));
+        points.len() - 1
+    });
+    let first = points.len();
+    for &(r, z) in rings {
+        for j in 0..n {
+            let phi = 2.0 * PI * j as f64 / n as f64;
+            points.push(Vector3::new(r * phi.cos(), r * phi.sin(), z));
+        }
+    }
+    let ring = |i: usize, j: usize| first + i * n + j % n;
+    let last = rings.len() - 1;
+    if let Some(t) = top_index {
+        for j in 0..n {
+            polys.push(vec![t, ring(0, j), ring(0, j + 1)]);
+        }
+    }
+    for i in 0..last {
+        for j in 0..n {
+            polys.push(vec![
+                ring(i, j),
+                ring(i + 1, j),
+                ring(i + 1, j + 1),
+                ring(i, j + 1),
+            ]);
+        }
+    }
+    if let Some(z) = bottom {
+        points.push(Vector3::new(0.0, 0.0, z));
+        let b = points.len() - 1;
+        for j in 0..n {
+            polys.push(vec![ring(last, j), b, ring(last, j + 1)]);
+        }
+    }
+    if caps {
+        polys.push((0..n).map(|j| ring(0, j)).collect());
+        polys.push((0..n).rev().map(|j| ring(last, j)).collect());
+    }
+    (points, polys)
+}
+
+fn check_shape(body: &str, shape: &ShapeSpec) -> Result<(), VtkError> {
+    let bad = |what, value: f64, allow_zero: bool| {
+        let ok = value.is_finite() && (value > 0.0 || (allow_zero && value == 0.0));
+        if ok {
+            Ok(())
+        } else {
+            Err(VtkError::BadShape {
+                body: body.to_string(),
+                what,
+                value,
+            })
+        }
+    };
+    match *shape {
+        ShapeSpec::Box { size } => size.iter().try_for_each(|&s| bad("size", s, false)),
+        ShapeSpec::Sphere { radius } => bad("radius", radius, false),
+        ShapeSpec::Cylinder { radius, length } => {
+            bad("radius", radius, false)?;
+            bad("length", length, false)
+        }
+        ShapeSpec::Capsule { radius, length } => {
+            bad("radius", radius, false)?;
+            bad("length", length, true)
+        }
+    }
+}
+
+/// Writes a ParaView time series of a running scene (see the module documentation for
+/// the files and their contents).
+///
+/// ```
+/// use lie_xpbd::pipeline::vtk::VtkWriter;
+/// use lie_xpbd::scene::Scene;
+/// use lie_xpbd::sim::{build_simulation, Rotation, Scalar};
+///
+/// let scene = Scene::from_toml(lie_xpbd::scenes::pendulum::SCENE_TOML, "pendulum.toml")?;
+/// let bodies: Vec<_> = scene.file().bodies.iter().map(|b| (b.name.clone(), b.shape)).collect();
+/// let mut sim = build_simulation(&scene, Rotation::Matrix, Scalar::F64)?;
+/// let run = tempfile::tempdir().unwrap();
+/// let mut vtk = VtkWriter::new(run.path(), &bodies).unwrap();
+/// for k in 0..3 {
+///     vtk.write_frame(k as f64 * 1e-3, sim.as_ref()).unwrap();
+///     sim.step().unwrap();
+/// }
+/// let pvd = vtk.finish().unwrap();
+/// assert!(pvd.ends_with("vtk/frames.pvd"));
+/// assert!(run.path().join("vtk/frame_000002.vtp").is_file());
+/// # Ok::<(), lie_xpbd::scene::SceneError>(())
+/// ```
+#[derive(Debug)]
+pub struct VtkWriter {
+    dir: PathBuf,
+    names: Vec<String>,
+    meshes: Vec<Mesh>,
+    /// (time, file name) of every frame written.
+    frames: Vec<(f64, String)>,
+    /// Number format of the last frame's run (for the `.pvd`).
+    scalar: Scalar,
+}
+
+impl VtkWriter {
+    /// A writer for a scene with these bodies (name and shape, in body order; a body
+    /// without shape is drawn as a point). Creates `dir/vtk/` (`dir` = the run's
+    /// folder) if needed; writes nothing yet.
+    ///
+    /// # Errors
+    /// [`VtkError::BadShape`] for a non-finite or non-positive dimension,
+    /// [`VtkError::CreateDir`] if the directory cannot be created.
+    pub fn new(dir: &Path, bodies: &[(String, Option<ShapeSpec>)]) -> Result<Self, VtkError> {
+        for (name, shape) in bodies {
+            if let Some(s) = shape {
+                check_shape(name, s)?;
+            }
+        }
+        let dir = dir.join(VTK_DIR);
+        std::fs::create_dir_all(&dir).map_err(|source| VtkError::CreateDir {
+            path: dir.clone(),
+            source,
+        })?;
+        Ok(VtkWriter {
+            dir,
+            names: bodies.iter().map(|b| b.0.clone()).collect(),
+            meshes: bodies.iter().map(|b| Mesh::new(b.1.as_ref())).collect(),
+            frames: Vec::new(),
+            scalar: Scalar::F64,
+        })
+    }
+
+    /// The directory the files go to (`dir/vtk`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Frames written so far.
+    pub fn frames(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Writes the current state of `sim` as the next frame, at simulated time `t`, s.
+    ///
+    /// # Errors
+    /// [`VtkError::BadTime`] if `t` is not finite, [`VtkError::BodyCount`] if `sim` has
+    /// a different number of bodies, [`VtkError::NonFinite`] if a pose is not finite,
+    /// [`VtkError::Write`] if the file cannot be written.
+    pub fn write_frame(&mut self, t: f64, sim: &dyn Simulation) -> Result<(), VtkError> {
+        if !t.is_finite() {
+            return Err(VtkError::BadTime(t));
+        }
+        let actual = sim.body_names().len();
+        if actual != self.meshes.len() {
+            return Err(VtkError::BodyCount {
+                expected: self.meshes.len(),
+                actual,
+            });
+        }
+        self.scalar = sim.scalar();
+        let mut poses = Vec::with_capacity(self.meshes.len());
+        for (i, name) in self.names.iter().enumerate() {
+            let p = sim.position(i);
+            let r = sim.rotation_matrix(i);
+            if !(p.iter().all(|x| x.is_finite()) && r.iter().all(|x| x.is_finite())) {
+                return Err(VtkError::NonFinite {
+                    body: name.clone(),
+                    t,
+                });
+            }
+            poses.push((r, p));
+        }
+        let bytes = self.frame_xml(t, &poses);
+        let name = format!("frame_{:06}.vtp", self.frames.len());
+        write_whole(&self.dir.join(&name), &bytes)?;
+        self.frames.push((t, name));
+        Ok(())
+    }
+
+    /// Writes the `.pvd` collection listing every frame written, with its time, and
+    /// returns its path (`dir/vtk/frames.pvd`).
+    ///
+    /// # Errors
+    /// [`VtkError::Write`] if the file cannot be written.
+    pub fn finish(self) -> Result<PathBuf, VtkError> {
+        let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+        let fmt = |x: f64| number(self.scalar, x);
+        // Writing to a Vec cannot fail.
+        let _ = (|| -> io::Result<()> {
+            w.write_event(Event::Decl(BytesDecl::new("1.0", None, None)))?;
+            w.write_event(Event::Start(BytesStart::new("VTKFile").with_attributes([
+                ("type", "Collection"),
+                ("version", "0.1"),
+                ("byte_order", "LittleEndian"),
+            ])))?;
+            w.write_event(Event::Start(BytesStart::new("Collection")))?;
+            for (t, file) in &self.frames {
+                let ts = fmt(*t);
+                w.write_event(Event::Empty(BytesStart::new("DataSet").with_attributes([
+                    ("timestep", ts.as_str()),
+                    ("group", ""),
+                    ("part", "0"),
+                    ("file", file.as_str()),
+                ])))?;
+            }
+            w.write_event(Event::End(BytesEnd::new("Collection")))?;
+            w.write_event(Event::End(BytesEnd::new("VTKFile")))?;
+            Ok(())
+        })();
+        let mut bytes = w.into_inner();
+        bytes.push(b'\n');
+        let path = self.dir.join(PVD_FILE);
+        write_whole(&path, &bytes)?;
+        Ok(path)
+    }
+
+    /// The `.vtp` document of one frame.
+    fn frame_xml(&self, t: f64, poses: &[(Matrix3<f64>, Vector3<f64>)]) -> Vec<u8> {
+        let s = self.scalar;
+        let total = self
+            .meshes
+            .iter()
+            .map(|m| MeshCounts {
+                points: m.points.len(),
+                verts: usize::from(m.vertex),
+                lines: 3,
+                polys: m.polys.len(),
+            })
+            .fold(MeshCounts::default(), |a, b| a + b);
+
+        // Text of every array.
+        let mut points = String::new();
+        let mut point_body = String::new();
+        let (mut vconn, mut voff, mut vbody) = (String::new(), String::new(), Vec::new());
+        let (mut lconn, mut loff, mut lbody) = (String::new(), String::new(), Vec::new());
+        let (mut pconn, mut poff, mut pbody) = (String::new(), String::new(), Vec::new());
+        let (mut nv, mut nl, mut np) = (0usize, 0usize, 0usize);
+        let mut base = 0usize;
+        for (b, (mesh, (r, c))) in self.meshes.iter().zip(poses).enumerate() {
+            for x in &mesh.points {
+                let w = r * x + c;
+                let _ = write!(
+                    points,
+                    "{} {} {} ",
+                    number(s, w.x),
+                    number(s, w.y),
+                    number(s, w.z)
+                );
+                let _ = write!(point_body, "{b} ");
+            }
+            let centre = base + mesh.centre();
+            if mesh.vertex {
+                nv += 1;
+                let _ = write!(vconn, "{centre} ");
+                let _ = write!(voff, "{nv} ");
+                vbody.push(b);
+            }
+            for k in 1..=3 {
+                nl += 2;
+                let _ = write!(lconn, "{centre} {} ", centre + k);
+                let _ = write!(loff, "{nl} ");
+                lbody.push(b);
+            }
+            for poly in &mesh.polys {
+                for &i in poly {
+                    let _ = write!(pconn, "{} ", base + i);
+                }
+                np += poly.len();
+                let _ = write!(poff, "{np} ");
+                pbody.push(b);
+            }
+            base += mesh.points.len();
+        }
+        // Cell data in VTK's cell order: verts, lines, polys.
+        let mut cell_body = String::new();
+        let mut cell_axis = String::new();
+        for b in &vbody {
+            let _ = write!(cell_body, "{b} ");
+            cell_axis.push_str("-1 ");
+        }
+        for (k, b) in lbody.iter().enumerate() {
+            let _ = write!(cell_body, "{b} ");
+            let _ = write!(cell_axis, "{} ", k % 3);
+        }
+        for b in &pbody {
+            let _ = write!(cell_body, "{b} ");
+            cell_axis.push_str("-1 ");
+        }
+
+        let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+        let counts = [
+            total.points.to_string(),
+            total.verts.to_string(),
+            total.lines.to_string(),
+            total.polys.to_string(),
+        ];
+        let time = number(s, t);
+        // Writing to a Vec cannot fail.
+        let _ = (|| -> io::Result<()> {
+            w.write_event(Event::Decl(BytesDecl::new("1.0", None, None)))?;
+            w.write_event(Event::Start(BytesStart::new("VTKFile").with_attributes([
+                ("type", "PolyData"),
+                ("version", "1.0"),
+                ("byte_order", "LittleEndian"),
+                ("header_type", "UInt64"),
+            ])))?;
+            w.write_event(Event::Start(BytesStart::new("PolyData")))?;
+            w.write_event(Event::Start(BytesStart::new("FieldData")))?;
+            array(&mut w, "Float64", "TimeValue", None, Some(1), &time)?;
+            w.write_event(Event::End(BytesEnd::new("FieldData")))?;
+            w.write_event(Event::Start(BytesStart::new("Piece").with_attributes([
+                ("NumberOfPoints", counts[0].as_str()),
+                ("NumberOfVerts", counts[1].as_str()),
+                ("NumberOfLines", counts[2].as_str()),
+                ("NumberOfStrips", "0"),
+                ("NumberOfPolys", counts[3].as_str()),
+            ])))?;
+            w.write_event(Event::Start(
+                BytesStart::new("PointData").with_attributes([("Scalars", "body")]),
+            ))?;
+            array(&mut w, "Int32", "body", None, None, &point_body)?;
+            w.write_event(Event::End(BytesEnd::new("PointData")))?;
+            w.write_event(Event::Start(
+                BytesStart::new("CellData").with_attributes([("Scalars", "body")]),
+            ))?;
+            array(&mut w, "Int32", "body", None, None, &cell_body)?;
+            array(&mut w, "Int32", "axis", None, None, &cell_axis)?;
+            w.write_event(Event::End(BytesEnd::new("CellData")))?;
+            w.write_event(Event::Start(BytesStart::new("Points")))?;
+            array(&mut w, "Float64", "Points", Some(3), None, &points)?;
+            w.write_event(Event::End(BytesEnd::new("Points")))?;
+            for (tag, conn, off) in [
+                ("Verts", &vconn, &voff),
+                ("Lines", &lconn, &loff),
+                ("Polys", &pconn, &poff),
+            ] {
+                w.write_event(Event::Start(BytesStart::new(tag)))?;
+                array(&mut w, "Int64", "connectivity", None, None, conn)?;
+                array(&mut w, "Int64", "offsets", None, None, off)?;
+                w.write_event(Event::End(BytesEnd::new(tag)))?;
+            }
+            w.write_event(Event::End(BytesEnd::new("Piece")))?;
+            w.write_event(Event::End(BytesEnd::new("PolyData")))?;
+            w.write_event(Event::End(BytesEnd::new("VTKFile")))?;
+            Ok(())
+        })();
+        let mut bytes = w.into_inner();
+        bytes.push(b'\n');
+        bytes
+    }
+}
+
+/// One ASCII `<DataArray>` with the given values (space-separated text).
+fn array(
+    w: &mut Writer<Vec<u8>>,
+    ty: &str,
+    name: &str,
+    components: Option<usize>,
+    tuples: Option<usize>,
+    values: &str,
+) -> io::Result<()> {
+    let mut start = BytesStart::new("DataArray");
+    start.push_attribute(("type", ty));
+    start.push_attribute(("Name", name));
+    if let Some(c) = components {
+        start.push_attribute(("NumberOfComponents", c.to_string().as_str()));
+    }
+    if let Some(n) = tuples {
+        start.push_attribute(("NumberOfTuples", n.to_string().as_str()));
+    }
+    start.push_attribute(("format", "ascii"));
+    w.write_event(Event::Start(start))?;
+    w.write_event(Event::Text(BytesText::new(values.trim_end())))?;
+    w.write_event(Event::End(BytesEnd::new("DataArray")))
+}
+
+/// Shortest text that reads back to `x` at the run's precision (`{:?}`: exponent
+/// notation for very small and large magnitudes).
+fn number(s: Scalar, x: f64) -> String {
+    match s {
+        Scalar::F64 => format!("{x:?}"),
+        Scalar::F32 => format!("{:?}", x as f32),
+    }
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temporary file in the same directory,
+/// synced, then renamed over `path`.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), VtkError> {
+    let err = |source| VtkError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map_err(err)?;
+    tmp.write_all(bytes).map_err(err)?;
+    tmp.as_file().sync_all().map_err(err)?;
+    persist(tmp, path).map_err(err)
+}
+
+fn persist(tmp: NamedTempFile, path: &Path) -> io::Result<()> {
+    tmp.persist(path).map(|_| ()).map_err(|e| e.error)
+}
