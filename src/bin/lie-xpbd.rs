@@ -102,6 +102,9 @@ struct RunArgs {
     /// names are replaced.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Also write a ParaView time series (DIR/vtk/frames.pvd and one .vtp per row).
+    #[arg(long)]
+    vtk: bool,
 }
 
 fn parse_rotation(s: &str) -> Result<Rotation, String> {
@@ -183,6 +186,7 @@ fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> Exit
         scalar: args.scalar.unwrap_or(Scalar::F64),
         out: out.clone(),
         progress: Some(progress),
+        vtk: args.vtk,
     };
     match run::run_scene(&scene, &opts, interrupt) {
         Ok(summary) => {

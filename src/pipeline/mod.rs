@@ -6,7 +6,7 @@
 pub mod compare;
 pub mod files;
 pub mod jacobians;
+pub mod plot;
 pub mod record;
 pub mod run;
-pub mod plot;
 pub mod vtk;

@@ -138,6 +138,10 @@ pub struct RunStats {
     pub kinetic_initial: f64,
     /// Rows written to each CSV file.
     pub rows: u64,
+    /// Both residuals against time (s), every step, decimated for plotting.
+    pub plot_residuals: Vec<super::plot::Series>,
+    /// Total energy against time (s), every step, decimated for plotting.
+    pub plot_energy: Vec<super::plot::Series>,
 }
 
 /// Streams the channels of a run to CSV files and keeps [`RunStats`].
@@ -154,7 +158,12 @@ pub struct Recorder {
     masses: Vec<f64>,
     scratch: Vec<f64>,
     line: String,
+    // Plot data of every step, decimated to bounded size: primal, constraint, energy.
+    curves: [super::plot::Decimator; 3],
 }
+
+/// Points kept per plotted curve (min and max per bucket of steps).
+pub const PLOT_POINTS: usize = 4000;
 
 fn csv_name(name: &str) -> String {
     if name.contains([',', '"', '\n', '\r']) {
@@ -243,6 +252,7 @@ impl Recorder {
             masses,
             scratch: Vec::new(),
             line: String::new(),
+            curves: std::array::from_fn(|_| super::plot::Decimator::new(PLOT_POINTS)),
         })
     }
 
@@ -268,6 +278,10 @@ impl Recorder {
             }
         }
         let step = sim.steps();
+        let t_step = step as f64 * self.dt;
+        self.curves[0].push(t_step, primal);
+        self.curves[1].push(t_step, constraint);
+        self.curves[2].push(t_step, total);
         if !step.is_multiple_of(self.every) {
             return Ok(());
         }
@@ -327,6 +341,21 @@ impl Recorder {
         for (_, f) in self.files {
             out.add(f)?;
         }
+        let [p, c, e] = self.curves;
+        self.stats.plot_residuals = vec![
+            super::plot::Series {
+                label: "primal residual (51)".into(),
+                points: p.finish(),
+            },
+            super::plot::Series {
+                label: "constraint residual (52), m and rad".into(),
+                points: c.finish(),
+            },
+        ];
+        self.stats.plot_energy = vec![super::plot::Series {
+            label: "total energy, J".into(),
+            points: e.finish(),
+        }];
         Ok(self.stats)
     }
 }

@@ -41,6 +41,9 @@ pub struct RunOptions {
     pub out: PathBuf,
     /// Called after every step with (steps done, steps planned); e.g. a progress bar.
     pub progress: Option<fn(u64, u64)>,
+    /// Also write a ParaView time series (`vtk/frame_NNNNNN.vtp` every `run.every`
+    /// steps and `vtk/frames.pvd`; see [`super::vtk`]).
+    pub vtk: bool,
 }
 
 /// How a run ended.
@@ -184,7 +187,13 @@ pub fn run_scene(
     let mut sim = build_simulation(scene, opts.rotation, opts.scalar)?;
     let mut out = OutputDir::create(&opts.out).map_err(RunError::OutputDir)?;
     let mut names: Vec<&str> = file.run.record.iter().map(|c| c.file_name()).collect();
-    names.extend(["scene.toml", "summary.json", "summary.md"]);
+    names.extend([
+        "scene.toml",
+        "summary.json",
+        "summary.md",
+        "residuals.png",
+        "energy.png",
+    ]);
     out.check_targets(&names).map_err(RunError::OutputDir)?;
     let mut rec = Recorder::new(
         &out,
@@ -195,6 +204,21 @@ pub fn run_scene(
     )
     .map_err(RunError::OutputDir)?;
 
+    let mut vtk = if opts.vtk {
+        let bodies: Vec<_> = file
+            .bodies
+            .iter()
+            .map(|b| (b.name.clone(), b.shape))
+            .collect();
+        Some(super::vtk::VtkWriter::new(&opts.out, &bodies).map_err(|e| {
+            RunError::OutputDir(OutputError::Write {
+                path: opts.out.join("vtk"),
+                source: std::io::Error::other(e.to_string()),
+            })
+        })?)
+    } else {
+        None
+    };
     let start = Instant::now();
     let mut in_step = Duration::ZERO;
     let mut status = RunStatus::Completed;
@@ -218,6 +242,19 @@ pub fn run_scene(
             write_error = Some(e);
             break;
         }
+        if let Some(w) = vtk
+            .as_mut()
+            .filter(|_| (k + 1).is_multiple_of(file.run.every))
+        {
+            let t = super::files::step_time(0.0, k + 1, file.solver.dt);
+            if let Err(e) = w.write_frame(t, sim.as_ref()) {
+                write_error = Some(OutputError::Write {
+                    path: opts.out.join("vtk"),
+                    source: std::io::Error::other(e.to_string()),
+                });
+                break;
+            }
+        }
         if let Some(p) = opts.progress {
             p(k + 1, steps_planned);
         }
@@ -231,7 +268,15 @@ pub fn run_scene(
             RunStats::default()
         }
     };
-    let summary = summarize(
+    if let Some(w) = vtk {
+        if let Err(e) = w.finish() {
+            write_error.get_or_insert(OutputError::Write {
+                path: opts.out.join("vtk"),
+                source: std::io::Error::other(e.to_string()),
+            });
+        }
+    }
+    let mut summary = summarize(
         scene,
         opts,
         steps_planned,
@@ -248,6 +293,40 @@ pub fn run_scene(
             |w| std::io::Write::write_all(w, scene.to_toml().as_bytes()),
             |path, source| OutputError::Write { path, source },
         )?;
+        for (name, title, y, series) in [
+            (
+                "residuals.png",
+                "Residuals (51)-(52)",
+                "residual",
+                &stats.plot_residuals,
+            ),
+            (
+                "energy.png",
+                "Total energy",
+                "energy, J",
+                &stats.plot_energy,
+            ),
+        ] {
+            let spec = super::plot::ChartSpec {
+                title: format!("{}: {title}", summary.scene),
+                x_label: "t, s".into(),
+                y_label: y.into(),
+                log_y: name == "residuals.png",
+            };
+            // A plot that cannot be drawn is reported, never fatal to the run's data.
+            match super::plot::render_png(&spec, series) {
+                Ok(png) => {
+                    out.stage_bytes(name, &png)?;
+                    summary.files.push(name.to_string());
+                }
+                Err(e) => summary.warnings.push(format!("{name} was not drawn: {e}")),
+            }
+        }
+        if opts.vtk {
+            summary
+                .files
+                .push(format!("{}/{}", super::vtk::VTK_DIR, super::vtk::PVD_FILE));
+        }
         out.stage_json("summary.json", &summary)?;
         out.stage_bytes("summary.md", markdown(&summary).as_bytes())?;
         Ok::<_, OutputError>(())
