@@ -397,6 +397,9 @@ mod tests {
         // 1.0 = γ⁰ sits on a bucket edge, where the error is exactly the accuracy a
         // (up to round-off in γ).
         let top = h.quantile(1.0).unwrap();
-        assert!((top - 1.0).abs() <= LogHistogram::ACCURACY * (1.0 + 1e-9), "{top}");
+        assert!(
+            (top - 1.0).abs() <= LogHistogram::ACCURACY * (1.0 + 1e-9),
+            "{top}"
+        );
     }
 }
