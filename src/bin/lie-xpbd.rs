@@ -67,6 +67,44 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// Run the cartesian product of --set KEY=V1,V2,... in parallel, one folder per run
+    /// (DIR/run_NNN), then merge their summaries into DIR/sweep.{csv,md,json}.
+    Sweep {
+        /// Scene file (TOML), or the name of a built-in scene.
+        scene: String,
+        /// A sweep axis KEY=V1,V2,... or a fixed override KEY=VALUE (repeatable).
+        #[arg(long = "set", value_name = "KEY=V1,V2,...")]
+        set: Vec<String>,
+        /// Rotation representation of every run.
+        #[arg(long, default_value = "matrix", value_parser = parse_rotation)]
+        rotation: Rotation,
+        /// Scalar type of every run.
+        #[arg(long, default_value = "f64", value_parser = parse_scalar)]
+        scalar: Scalar,
+        /// Simulated duration of every run, s (overrides run.duration).
+        #[arg(long, value_name = "S")]
+        seconds: Option<String>,
+        /// Output folder (default: out/<scene name>-sweep).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Runs at once (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
+        /// Do not run: write one self-contained `lie-xpbd run ...` command per run to
+        /// FILE (for a Slurm job array or GNU parallel), then `lie-xpbd merge DIR`.
+        #[arg(long, value_name = "FILE")]
+        emit_jobs: Option<PathBuf>,
+    },
+    /// Gather the summaries of run folders (or folders of runs) into one table
+    /// (sweep.csv, sweep.md, sweep.json in --out).
+    Merge {
+        /// Run folders, or folders whose subfolders are runs.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where to write the table.
+        #[arg(long, value_name = "DIR", default_value = "out/merged")]
+        out: PathBuf,
+    },
     /// Check every constraint's analytic gradient against finite differences, at the
     /// initial state and at random perturbed states, in all four combinations; exits 1
     /// if any exceeds its tolerance.
@@ -185,7 +223,7 @@ fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> Exit
         rotation: args.rotation.unwrap_or(Rotation::Matrix),
         scalar: args.scalar.unwrap_or(Scalar::F64),
         out: out.clone(),
-        progress: Some(progress),
+        progress: Some(Arc::new(progress)),
         vtk: args.vtk,
     };
     match run::run_scene(&scene, &opts, interrupt) {
@@ -257,6 +295,188 @@ fn compare_command(
                 compare::CompareError::Cancelled { .. } => 130,
                 _ => 2,
             })
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn sweep_command(
+    scene_name: &str,
+    set: &[String],
+    rotation: Rotation,
+    scalar: Scalar,
+    seconds: Option<String>,
+    out: Option<PathBuf>,
+    jobs: usize,
+    emit_jobs: Option<PathBuf>,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use indicatif::MultiProgress;
+    use lie_xpbd::pipeline::sweep;
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let args = RunArgs {
+        seconds,
+        ..RunArgs::default()
+    };
+    let scene = match load_scene(scene_name, &args) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let axes: Result<Vec<_>, _> = set.iter().map(|a| sweep::parse_axis(a)).collect();
+    let axes = match axes {
+        Ok(a) => a,
+        Err(e) => return fail(e.to_string()),
+    };
+    let mut out =
+        out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", scene.name())));
+    if emit_jobs.is_some() && out.is_relative() {
+        // Emitted commands must work from any directory.
+        if let Ok(cwd) = std::env::current_dir() {
+            out = cwd.join(out);
+        }
+    }
+    let runs = match sweep::plan(&scene, &axes, &out) {
+        Ok(r) => r,
+        Err(e) => return fail(e.to_string()),
+    };
+    if let Some(file) = emit_jobs {
+        let scene_arg = if PathBuf::from(scene_name).exists() {
+            std::fs::canonicalize(scene_name)
+                .map_or(scene_name.to_string(), |p| p.display().to_string())
+        } else {
+            scene_name.to_string()
+        };
+        let program =
+            std::env::current_exe().map_or("lie-xpbd".to_string(), |p| p.display().to_string());
+        let planned: Vec<_> = runs.iter().map(|(r, _)| r.clone()).collect();
+        let mut text = sweep::emit_jobs(&program, &scene_arg, &planned, rotation, scalar);
+        if let Some(s) = &args.seconds {
+            text = text.replace(" --out ", &format!(" --seconds {s} --out "));
+        }
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let parent = file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let written = lie_xpbd::pipeline::files::OutputDir::create(parent).and_then(|mut d| {
+            d.stage_bytes(&name, text.as_bytes())?;
+            d.commit()
+        });
+        return match written {
+            Ok(_) => {
+                println!(
+                    "{} commands written to {}; afterwards: lie-xpbd merge {} --out {}",
+                    planned.len(),
+                    file.display(),
+                    out.display(),
+                    out.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e.to_string()),
+        };
+    }
+    let multi = MultiProgress::with_draw_target(if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    });
+    let bars: Vec<ProgressBar> = runs
+        .iter()
+        .map(|(r, _)| {
+            let bar = multi.add(ProgressBar::new(0));
+            if let Ok(style) = ProgressStyle::with_template("{prefix} {wide_bar} {percent:>3}%") {
+                bar.set_style(style);
+            }
+            let label: Vec<String> = r
+                .assignments
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            bar.set_prefix(format!(
+                "{} {}",
+                r.dir
+                    .file_name()
+                    .map_or(String::new(), |f| f.to_string_lossy().into_owned()),
+                label.join(" ")
+            ));
+            bar
+        })
+        .collect();
+    let progress = |i: usize| -> Option<run::Progress> {
+        let bar = bars[i].clone();
+        Some(Arc::new(move |done: u64, total: u64| {
+            if done.is_multiple_of(256) || done == total {
+                bar.set_length(total);
+                bar.set_position(done);
+            }
+        }))
+    };
+    let results = sweep::run_all(&runs, rotation, scalar, jobs, interrupt, &progress);
+    let mut code = 0u8;
+    for ((r, _), res) in runs.iter().zip(&results) {
+        let label: Vec<String> = r
+            .assignments
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        match res {
+            Ok(s) => {
+                let status = format!("{:?}", s.status).to_lowercase();
+                println!(
+                    "{} [{}]: {status}, median constraint residual {}",
+                    r.dir.display(),
+                    label.join(" "),
+                    s.median_constraint_residual
+                        .map_or("n/a".into(), |m| format!("{m:.3e}"))
+                );
+            }
+            Err(e) => {
+                eprintln!("{} [{}]: error: {e}", r.dir.display(), label.join(" "));
+                code = code.max(e.exit_code());
+            }
+        }
+    }
+    match sweep::merge(std::slice::from_ref(&out), &out) {
+        Ok(report) => println!(
+            "\n{} runs merged into {}",
+            report.rows.len(),
+            out.join("sweep.md").display()
+        ),
+        Err(e) => {
+            eprintln!("error: could not merge the runs: {e}");
+            code = code.max(1);
+        }
+    }
+    ExitCode::from(code)
+}
+
+fn merge_command(dirs: &[PathBuf], out: &std::path::Path) -> ExitCode {
+    match lie_xpbd::pipeline::sweep::merge(dirs, out) {
+        Ok(report) => {
+            for s in &report.skipped {
+                eprintln!("warning: skipped {s}");
+            }
+            println!(
+                "{} runs merged into {}",
+                report.rows.len(),
+                out.join("sweep.md").display()
+            );
+            if report.rows.is_empty() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
         }
     }
 }
@@ -335,6 +555,19 @@ fn main() -> ExitCode {
             };
             compare_command(&scene, &args, rotation, scalar, &interrupt)
         }
+        Some(Command::Sweep {
+            scene,
+            set,
+            rotation,
+            scalar,
+            seconds,
+            out,
+            jobs,
+            emit_jobs,
+        }) => sweep_command(
+            &scene, &set, rotation, scalar, seconds, out, jobs, emit_jobs, &interrupt,
+        ),
+        Some(Command::Merge { dirs, out }) => merge_command(&dirs, &out),
         Some(Command::CheckJacobians {
             scene,
             states,

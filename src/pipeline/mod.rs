@@ -9,4 +9,5 @@ pub mod jacobians;
 pub mod plot;
 pub mod record;
 pub mod run;
+pub mod sweep;
 pub mod vtk;

@@ -30,8 +30,11 @@ pub const RESIDUAL_WARNING: f64 = 1e-2;
 /// backward Euler only removes energy, so a rise is round-off or an unstable setting.
 pub const ENERGY_GAIN_WARNING: f64 = 1e-3;
 
+/// A progress callback: (steps done, steps planned), called after every step.
+pub type Progress = std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>;
+
 /// How a run is run.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RunOptions {
     /// Rotation representation.
     pub rotation: Rotation,
@@ -40,7 +43,7 @@ pub struct RunOptions {
     /// The run's folder (created if missing; files of the same names are replaced).
     pub out: PathBuf,
     /// Called after every step with (steps done, steps planned); e.g. a progress bar.
-    pub progress: Option<fn(u64, u64)>,
+    pub progress: Option<Progress>,
     /// Also write a ParaView time series (`vtk/frame_NNNNNN.vtp` every `run.every`
     /// steps and `vtk/frames.pvd`; see [`super::vtk`]).
     pub vtk: bool,
@@ -255,7 +258,7 @@ pub fn run_scene(
                 break;
             }
         }
-        if let Some(p) = opts.progress {
+        if let Some(p) = &opts.progress {
             p(k + 1, steps_planned);
         }
     }

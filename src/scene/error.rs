@@ -96,3 +96,13 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     }
     i
 }
+
+/// A number for a message: its shortest round-trip form, in scientific notation when
+/// very large or small (`1e300`, not three hundred digits).
+pub fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e6).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}

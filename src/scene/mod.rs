@@ -299,7 +299,8 @@ impl Scene {
                 FieldPath::root().key("run").key("duration"),
                 format!(
                     "duration {} s at dt = {} s is {n:.3e} steps; at most {MAX_STEPS:.0e} are allowed (shorten run.duration or raise solver.dt)",
-                    self.file.run.duration, self.file.solver.dt
+                    error::num(self.file.run.duration),
+                    error::num(self.file.solver.dt)
                 ),
             );
             return Err(self.locate(e));

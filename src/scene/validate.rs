@@ -1,6 +1,6 @@
 //! Checks of a parsed scene beyond its types, and `--set` overrides.
 
-use super::error::{SceneError, SceneErrorKind};
+use super::error::{num, SceneError, SceneErrorKind};
 use super::format::*;
 use super::path::{FieldPath, Segment};
 use std::collections::HashSet;
@@ -44,7 +44,10 @@ fn positive(path: FieldPath, what: &str, unit: &str, x: f64) -> Result<(), Scene
     } else {
         Err(invalid(
             path,
-            format!("{what} must be positive and finite ({unit}), got {x}"),
+            format!(
+                "{what} must be positive and finite ({unit}), got {}",
+                num(x)
+            ),
         ))
     }
 }
@@ -54,7 +57,7 @@ fn finite3(path: FieldPath, what: &str, v: &[f64]) -> Result<(), SceneError> {
         None => Ok(()),
         Some(i) => Err(invalid(
             path.index(i),
-            format!("{what} must be finite, got {}", v[i]),
+            format!("{what} must be finite, got {}", num(v[i])),
         )),
     }
 }
@@ -73,7 +76,10 @@ pub(crate) fn check_orientation(path: FieldPath, o: &OrientationSpec) -> Result<
             if !(angle_deg.is_finite() && angle_deg.abs() <= MAX_ANGLE_DEG) {
                 return Err(invalid(
                     path.key("angle_deg"),
-                    format!("the angle must be finite and within ±{MAX_ANGLE_DEG} degrees, got {angle_deg}"),
+                    format!(
+                        "the angle must be finite and within ±{MAX_ANGLE_DEG} degrees, got {}",
+                        num(*angle_deg)
+                    ),
                 ));
             }
         }
@@ -111,7 +117,10 @@ fn check_shape(path: FieldPath, s: &ShapeSpec) -> Result<(), SceneError> {
             if !(length.is_finite() && *length >= 0.0) {
                 return Err(invalid(
                     path.key("length"),
-                    format!("the length must be finite and >= 0 (m), got {length}"),
+                    format!(
+                        "the length must be finite and >= 0 (m), got {}",
+                        num(*length)
+                    ),
                 ));
             }
         }
@@ -255,7 +264,10 @@ fn check_compliance(path: FieldPath, a: f64) -> Result<(), SceneError> {
     } else {
         Err(invalid(
             path,
-            format!("compliance must be finite and >= 0 (m/N or rad/(N·m); 0 = hard), got {a}"),
+            format!(
+                "compliance must be finite and >= 0 (m/N or rad/(N·m); 0 = hard), got {}",
+                num(a)
+            ),
         ))
     }
 }
@@ -283,7 +295,8 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
             solver.key("dt"),
             format!(
                 "the time step {} s exceeds the run's duration {} s",
-                file.solver.dt, file.run.duration
+                num(file.solver.dt),
+                num(file.run.duration)
             ),
         ));
     }

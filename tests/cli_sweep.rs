@@ -1,0 +1,203 @@
+//! Sweeps, emitted jobs, merging, and Ctrl-C, through the program.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lie-xpbd"))
+}
+
+fn run(args: &[&str], cwd: &Path) -> Output {
+    bin()
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the program starts")
+}
+
+#[test]
+fn sweep_runs_the_cartesian_product_and_merges_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "sweep",
+            "pendulum",
+            "--seconds",
+            "0.2",
+            "--set",
+            "solver.dt=1e-3,5e-4",
+            "--set",
+            "solver.mode=block,rows",
+            "--out",
+            "s",
+            "--jobs",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for i in 0..4 {
+        assert!(dir.path().join(format!("s/run_00{i}/states.csv")).is_file());
+    }
+    let csv = fs::read_to_string(dir.path().join("s/sweep.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(
+        lines[0].starts_with("dir,run.duration,solver.dt,solver.mode,rotation"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[4].contains(",5e-4,rows,matrix,f64,completed,400,"),
+        "{}",
+        lines[4]
+    );
+    // Each run is the same as a single run with the same overrides.
+    let single = run(
+        &[
+            "run",
+            "pendulum",
+            "--seconds",
+            "0.2",
+            "--set",
+            "solver.dt=5e-4",
+            "--set",
+            "solver.mode=rows",
+            "--out",
+            "one",
+        ],
+        dir.path(),
+    );
+    assert!(single.status.success());
+    assert_eq!(
+        fs::read(dir.path().join("one/states.csv")).unwrap(),
+        fs::read(dir.path().join("s/run_003/states.csv")).unwrap()
+    );
+}
+
+#[test]
+fn emitted_jobs_are_self_contained_and_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "sweep",
+            "pendulum",
+            "--seconds",
+            "0.1",
+            "--set",
+            "solver.substeps=1,2,3",
+            "--emit-jobs",
+            "jobs.txt",
+            "--out",
+            "j",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dir.path().join("j").exists(), "emitting jobs runs nothing");
+    let jobs = fs::read_to_string(dir.path().join("jobs.txt")).unwrap();
+    let lines: Vec<&str> = jobs.lines().collect();
+    assert_eq!(lines.len(), 3);
+    // Run every command from another directory, as a cluster node would.
+    let elsewhere = tempfile::tempdir().unwrap();
+    for l in &lines {
+        let st = Command::new("sh")
+            .args(["-c", l])
+            .current_dir(elsewhere.path())
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{l}: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+    }
+    let merged = run(&["merge", "j", "--out", "m"], dir.path());
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let csv = fs::read_to_string(dir.path().join("m/sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    // A folder with no run in it is skipped with a warning, and nothing to merge exits 2.
+    fs::create_dir(dir.path().join("empty")).unwrap();
+    let none = run(&["merge", "empty", "--out", "m2"], dir.path());
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no summary.json"));
+}
+
+#[test]
+fn invalid_sweep_axes_exit_2_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec![
+            "sweep",
+            "pendulum",
+            "--set",
+            "solver.dt=1e-3,-1",
+            "--out",
+            "x",
+        ],
+        vec!["sweep", "pendulum", "--set", "solver.dt", "--out", "x"],
+        vec![
+            "sweep",
+            "pendulum",
+            "--set",
+            "bodies.nope.mass=1,2",
+            "--out",
+            "x",
+        ],
+    ] {
+        let out = run(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!dir.path().join("x").exists(), "{args:?}");
+    }
+}
+
+/// Ctrl-C stops a run after the current step; the rows so far are written and the
+/// summary says `interrupted` (exit 130).
+#[cfg(unix)]
+#[test]
+fn interrupted_run_keeps_what_it_computed() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = bin()
+        .args([
+            "pendulum",
+            "--seconds",
+            "100000",
+            "--set",
+            "run.every=100",
+            "--out",
+            "i",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("interrupted"));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("i/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted");
+    let rows = summary["rows"].as_u64().unwrap();
+    assert!(rows > 0);
+    let csv = fs::read_to_string(dir.path().join("i/residuals.csv")).unwrap();
+    assert_eq!(csv.lines().count() as u64, rows + 1);
+}
