@@ -59,7 +59,7 @@ pub enum SweepError {
         /// Its overrides, `key=value` joined by spaces.
         assignments: String,
         /// What is wrong.
-        source: SceneError,
+        source: Box<SceneError>,
     },
     /// Too many runs.
     #[error("the sweep has {0} runs; at most {MAX_RUNS} are allowed")]
@@ -153,7 +153,7 @@ pub fn plan(
             s.set(k, v).map_err(|source| SweepError::Scene {
                 index,
                 assignments: join(&assignments),
-                source,
+                source: Box::new(source),
             })?;
         }
         s.steps().map_err(|source| SweepError::Scene {
