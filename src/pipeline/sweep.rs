@@ -159,7 +159,7 @@ pub fn plan(
         s.steps().map_err(|source| SweepError::Scene {
             index,
             assignments: join(&assignments),
-            source,
+            source: Box::new(source),
         })?;
         let dir = out.join(format!("run_{index:0width$}"));
         runs.push((
