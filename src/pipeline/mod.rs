@@ -3,6 +3,7 @@
 //! plots, ParaView files, comparisons and sweeps. Every experiment is a scene file run
 //! through this one path.
 
+pub mod commands;
 pub mod compare;
 pub mod files;
 pub mod jacobians;

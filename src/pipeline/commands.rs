@@ -1,0 +1,420 @@
+//! The program's commands as library functions (the `lie-xpbd` binary only parses its
+//! arguments with clap and calls these). Each prints its report and returns the exit
+//! code: 0 success, 1 outputs not written, 2 invalid input, 3 diverged, 130
+//! interrupted.
+
+use crate::pipeline::run::{self, RunError, RunOptions, RunStatus, RunSummary};
+use crate::scene::Scene;
+use crate::sim::{Rotation, Scalar};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The options shared by `run`, `pendulum`, `compare` and `sweep`.
+#[derive(Debug, Clone, Default)]
+pub struct RunArgs {
+    /// Rotation representation (default: matrix).
+    pub rotation: Option<Rotation>,
+    /// Scalar type (default: f64).
+    pub scalar: Option<Scalar>,
+    /// `--seconds`: overrides `run.duration` (s), as typed.
+    pub seconds: Option<String>,
+    /// `--set KEY=VALUE` overrides, in order.
+    pub set: Vec<String>,
+    /// Output folder.
+    pub out: Option<PathBuf>,
+    /// Also write the ParaView series.
+    pub vtk: bool,
+}
+
+/// Loads a scene by path or built-in name and applies the overrides.
+pub fn load_scene(name: &str, args: &RunArgs) -> Result<Scene, String> {
+    let path = PathBuf::from(name);
+    let mut scene = if !path.exists() {
+        match crate::scenes::builtin(name) {
+            Some(s) => s.map_err(|e| e.to_string())?,
+            None => {
+                let names: Vec<&str> = crate::scenes::REGISTRY.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "'{name}' is neither a scene file nor a built-in scene (built-in: {})",
+                    names.join(", ")
+                ));
+            }
+        }
+    } else {
+        Scene::load(&path).map_err(|e| e.to_string())?
+    };
+    if let Some(s) = &args.seconds {
+        scene
+            .set("run.duration", s)
+            .map_err(|e| format!("--seconds {s}: {e}"))?;
+    }
+    for a in &args.set {
+        scene.set_assignment(a).map_err(|e| e.to_string())?;
+    }
+    Ok(scene)
+}
+
+static BAR: OnceLock<(ProgressBar, Instant)> = OnceLock::new();
+
+/// Shows a progress bar on stderr once a run has taken a second, if stderr is a
+/// terminal.
+/// A progress bar on stderr, shown once a run has taken a second and only if stderr
+/// is a terminal; (steps done, steps planned).
+pub fn progress(done: u64, total: u64) {
+    if !done.is_multiple_of(256) && done != total {
+        return;
+    }
+    let (bar, start) = BAR.get_or_init(|| {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template(
+            "simulating {wide_bar} {percent:>3}%  step {pos}/{len}, eta {eta}",
+        ) {
+            bar.set_style(style);
+        }
+        (bar, Instant::now())
+    });
+    if bar.is_hidden()
+        && start.elapsed() > Duration::from_secs(1)
+        && std::io::stderr().is_terminal()
+    {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+    }
+    bar.set_position(done);
+    if done == total {
+        bar.finish_and_clear();
+    }
+}
+
+/// `lie-xpbd run SCENE` / `pendulum`: runs the scene with [`run::run_scene`] and
+/// prints its summary. Exit 0, 1 (outputs not written), 2 (invalid input), 3
+/// (diverged) or 130 (interrupted).
+pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> ExitCode {
+    let scene = match load_scene(scene_name, args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = args.out.clone().unwrap_or_else(|| run::default_out(&scene));
+    let opts = RunOptions {
+        rotation: args.rotation.unwrap_or(Rotation::Matrix),
+        scalar: args.scalar.unwrap_or(Scalar::F64),
+        out: out.clone(),
+        progress: Some(Arc::new(progress)),
+        vtk: args.vtk,
+    };
+    match run::run_scene(&scene, &opts, interrupt) {
+        Ok(summary) => {
+            print_summary(&summary, &out);
+            ExitCode::from(match summary.status {
+                RunStatus::Completed => 0,
+                RunStatus::Diverged => 3,
+                RunStatus::Interrupted => 130,
+            })
+        }
+        Err(RunError::Write { source, summary }) => {
+            print!("{}", run::markdown(&summary));
+            eprintln!("error: the run finished but its outputs could not be written: {source}");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// `lie-xpbd compare`: [`crate::pipeline::compare::compare_with_progress`] over the given
+/// representations and scalars; prints its conclusions.
+pub fn compare_command(
+    scene_name: &str,
+    args: &RunArgs,
+    rotations: Vec<Rotation>,
+    scalars: Vec<Scalar>,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::compare::{self, CompareOptions};
+    use std::ops::ControlFlow;
+    let scene = match load_scene(scene_name, args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("{}-compare", scene.name())));
+    let opts = CompareOptions {
+        rotations,
+        scalars,
+        every: None,
+    };
+    let result = compare::compare_with_progress(&scene, &opts, &out, |done, total| {
+        progress(done, total);
+        if interrupt.load(Ordering::Relaxed) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    match result {
+        Ok(report) => {
+            for c in &report.conclusions {
+                println!("{c}");
+            }
+            println!("\nOutputs written to {}", out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(match e {
+                compare::CompareError::Output(_) => 1,
+                compare::CompareError::Cancelled { .. } => 130,
+                _ => 2,
+            })
+        }
+    }
+}
+
+/// `lie-xpbd sweep`: plans the cartesian product of the `set` axes
+/// ([`crate::pipeline::sweep::plan`]), then either writes one command per run
+/// (`emit_jobs`) or runs them in parallel and merges their summaries.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_command(
+    scene_name: &str,
+    set: &[String],
+    rotation: Rotation,
+    scalar: Scalar,
+    seconds: Option<String>,
+    out: Option<PathBuf>,
+    jobs: usize,
+    emit_jobs: Option<PathBuf>,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::sweep;
+    use indicatif::MultiProgress;
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let args = RunArgs {
+        seconds,
+        ..RunArgs::default()
+    };
+    let scene = match load_scene(scene_name, &args) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let axes: Result<Vec<_>, _> = set.iter().map(|a| sweep::parse_axis(a)).collect();
+    let axes = match axes {
+        Ok(a) => a,
+        Err(e) => return fail(e.to_string()),
+    };
+    let mut out =
+        out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", scene.name())));
+    if emit_jobs.is_some() && out.is_relative() {
+        // Emitted commands must work from any directory.
+        if let Ok(cwd) = std::env::current_dir() {
+            out = cwd.join(out);
+        }
+    }
+    let runs = match sweep::plan(&scene, &axes, &out) {
+        Ok(r) => r,
+        Err(e) => return fail(e.to_string()),
+    };
+    if let Some(file) = emit_jobs {
+        let scene_arg = if PathBuf::from(scene_name).exists() {
+            std::fs::canonicalize(scene_name)
+                .map_or(scene_name.to_string(), |p| p.display().to_string())
+        } else {
+            scene_name.to_string()
+        };
+        let program =
+            std::env::current_exe().map_or("lie-xpbd".to_string(), |p| p.display().to_string());
+        let planned: Vec<_> = runs.iter().map(|(r, _)| r.clone()).collect();
+        let mut text = sweep::emit_jobs(&program, &scene_arg, &planned, rotation, scalar);
+        if let Some(s) = &args.seconds {
+            text = text.replace(" --out ", &format!(" --seconds {s} --out "));
+        }
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let parent = file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let written = crate::pipeline::files::OutputDir::create(parent).and_then(|mut d| {
+            d.stage_bytes(&name, text.as_bytes())?;
+            d.commit()
+        });
+        return match written {
+            Ok(_) => {
+                println!(
+                    "{} commands written to {}; afterwards: lie-xpbd merge {} --out {}",
+                    planned.len(),
+                    file.display(),
+                    out.display(),
+                    out.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e.to_string()),
+        };
+    }
+    let multi = MultiProgress::with_draw_target(if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    });
+    let bars: Vec<ProgressBar> = runs
+        .iter()
+        .map(|(r, _)| {
+            let bar = multi.add(ProgressBar::new(0));
+            if let Ok(style) = ProgressStyle::with_template("{prefix} {wide_bar} {percent:>3}%") {
+                bar.set_style(style);
+            }
+            let label: Vec<String> = r
+                .assignments
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            bar.set_prefix(format!(
+                "{} {}",
+                r.dir
+                    .file_name()
+                    .map_or(String::new(), |f| f.to_string_lossy().into_owned()),
+                label.join(" ")
+            ));
+            bar
+        })
+        .collect();
+    let progress = |i: usize| -> Option<run::Progress> {
+        let bar = bars[i].clone();
+        Some(Arc::new(move |done: u64, total: u64| {
+            if done.is_multiple_of(256) || done == total {
+                bar.set_length(total);
+                bar.set_position(done);
+            }
+        }))
+    };
+    let results = sweep::run_all(&runs, rotation, scalar, jobs, interrupt, &progress);
+    let mut code = 0u8;
+    for ((r, _), res) in runs.iter().zip(&results) {
+        let label: Vec<String> = r
+            .assignments
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        match res {
+            Ok(s) => {
+                let status = format!("{:?}", s.status).to_lowercase();
+                println!(
+                    "{} [{}]: {status}, median constraint residual {}",
+                    r.dir.display(),
+                    label.join(" "),
+                    s.median_constraint_residual
+                        .map_or("n/a".into(), |m| format!("{m:.3e}"))
+                );
+            }
+            Err(e) => {
+                eprintln!("{} [{}]: error: {e}", r.dir.display(), label.join(" "));
+                code = code.max(e.exit_code());
+            }
+        }
+    }
+    match sweep::merge(std::slice::from_ref(&out), &out) {
+        Ok(report) => println!(
+            "\n{} runs merged into {}",
+            report.rows.len(),
+            out.join("sweep.md").display()
+        ),
+        Err(e) => {
+            eprintln!("error: could not merge the runs: {e}");
+            code = code.max(1);
+        }
+    }
+    ExitCode::from(code)
+}
+
+/// `lie-xpbd merge`: [`crate::pipeline::sweep::merge`]; exit 2 if no run was found.
+pub fn merge_command(dirs: &[PathBuf], out: &std::path::Path) -> ExitCode {
+    match crate::pipeline::sweep::merge(dirs, out) {
+        Ok(report) => {
+            for s in &report.skipped {
+                eprintln!("warning: skipped {s}");
+            }
+            println!(
+                "{} runs merged into {}",
+                report.rows.len(),
+                out.join("sweep.md").display()
+            );
+            if report.rows.is_empty() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `lie-xpbd check-jacobians`: [`crate::pipeline::jacobians::check_scene`]; prints the
+/// table, exit 1 if any constraint fails its tolerance.
+pub fn check_command(scene_name: &str, states: usize, seed: u64) -> ExitCode {
+    use crate::pipeline::jacobians::{check_scene, JacobianOptions};
+    let scene = match load_scene(scene_name, &RunArgs::default()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = JacobianOptions {
+        states,
+        seed,
+        ..JacobianOptions::default()
+    };
+    match check_scene(&scene, &opts) {
+        Ok(report) => {
+            print!("{}", report.table());
+            if report.passed() {
+                println!("\nAll {} constraint checks passed.", report.entries.len());
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "error: {} constraint check(s) failed",
+                    report.failures().len()
+                );
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Prints a run's summary (Markdown) to stdout, its warnings to stderr.
+pub fn print_summary(s: &RunSummary, out: &std::path::Path) {
+    print!("{}", run::markdown(s));
+    for w in &s.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(e) = &s.error {
+        eprintln!("error: the run ended early: {e}");
+    }
+    println!("\nOutputs written to {}", out.display());
+}
