@@ -7,7 +7,8 @@ use lie_xpbd::pipeline::compare::{
     columns, compare, compare_with_progress, CompareError, CompareOptions, RunKey, CSV_FILE,
     REFERENCE, SUMMARY_JSON, SUMMARY_MD,
 };
-use lie_xpbd::pipeline::files::{OutputError, RunStatus};
+use lie_xpbd::pipeline::files::OutputError;
+use lie_xpbd::pipeline::run::RunStatus;
 use lie_xpbd::scene::Scene;
 use lie_xpbd::sim::{Rotation, Scalar};
 use std::fs;

@@ -58,7 +58,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::files::{step_time, OutputDir, OutputError, RunStatus, StagedWriter};
+use super::files::{step_time, OutputDir, OutputError, StagedWriter};
+use super::run::RunStatus;
 use crate::lie::log_matrix;
 use crate::scene::{Scene, SceneError};
 use crate::sim::{build_simulation, Rotation, Scalar, Simulation};
@@ -232,7 +233,9 @@ pub struct RunComparison {
     pub reference: bool,
     /// Whether the run was asked for (only the reference can be added unasked).
     pub requested: bool,
-    /// Whether it went to the end or diverged.
+    /// Whether it went to the end ([`RunStatus::Completed`]) or diverged
+    /// ([`RunStatus::Diverged`]); never [`RunStatus::Interrupted`]: a comparison that is
+    /// stopped writes nothing and ends with [`CompareError::Cancelled`].
     pub status: RunStatus,
     /// The error that ended it early, if any.
     pub error: Option<String>,
@@ -824,6 +827,7 @@ fn markdown(report: &CompareReport) -> String {
         let status = match r.status {
             RunStatus::Completed => "completed".to_string(),
             RunStatus::Diverged => format!("diverged at step {}", r.steps + 1),
+            RunStatus::Interrupted => "interrupted".to_string(),
         };
         let _ = writeln!(
             s,
