@@ -36,12 +36,21 @@
 //!   of that run after the step, see [`crate::xpbd::Residuals`]). Residuals are printed
 //!   at the run's precision; differences in `f64`. A value that does not exist (a run
 //!   ended) is `NaN`.
+//! * `compare.png` ([`POSITION_PNG`]) and `compare_rotation.png` ([`ROTATION_PNG`]):
+//!   the position difference (m) and the rotation difference (rad) of each run other
+//!   than the reference against simulated time (s), on a logarithmic axis. They are
+//!   drawn from every compared step (not only the CSV rows), reduced as the study goes
+//!   by a [`Decimator`] per curve (min and max per bucket of steps, [`PLOT_POINTS`]
+//!   points at most), so memory stays bounded. A difference of exactly 0 cannot be
+//!   shown on the log axis (the chart notes how many points it left out). A chart that
+//!   cannot be drawn is not an error: it is left out and a line in
+//!   [`CompareReport::warnings`] says why; the data are all in `compare.csv`.
 //! * `summary.json` ([`SUMMARY_JSON`]): the [`CompareReport`] (non-finite numbers as
 //!   `null`).
 //! * `summary.md` ([`SUMMARY_MD`]): the same as a Markdown table, with the conclusions
 //!   in words.
 //!
-//! All three are staged in the output directory and appear under their final names
+//! All of them are staged in the output directory and appear under their final names
 //! only when the study completed ([`OutputDir::commit`]); on an error nothing is left.
 //!
 //! # Example
@@ -59,6 +68,7 @@
 //! ```
 
 use super::files::{step_time, OutputDir, OutputError, StagedWriter};
+use super::plot::{render_png, ChartSpec, Decimator, Series};
 use super::run::RunStatus;
 use crate::lie::log_matrix;
 use crate::scene::{Scene, SceneError};
@@ -78,6 +88,12 @@ pub const CSV_FILE: &str = "compare.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 /// Name of the Markdown summary.
 pub const SUMMARY_MD: &str = "summary.md";
+/// Name of the chart of position differences.
+pub const POSITION_PNG: &str = "compare.png";
+/// Name of the chart of rotation differences.
+pub const ROTATION_PNG: &str = "compare_rotation.png";
+/// Points kept per curve of the charts (min and max per bucket of steps).
+pub const PLOT_POINTS: usize = 4000;
 
 /// The reference every run is compared with: `f64` rotation matrices.
 pub const REFERENCE: RunKey = RunKey {
@@ -338,10 +354,17 @@ pub struct CompareReport {
     pub csv_file: String,
     /// Its columns (see [`columns`]).
     pub columns: Vec<String>,
+    /// Names of the charts drawn ([`POSITION_PNG`], [`ROTATION_PNG`]; one that could not
+    /// be drawn is missing and named in `warnings`).
+    pub plot_files: Vec<String>,
+    /// Problems that did not stop the study (e.g. a chart that could not be drawn);
+    /// empty if none.
+    pub warnings: Vec<String>,
     /// Full path of `compare.csv` after the commit (for plotting it).
     #[serde(skip)]
     pub csv_path: PathBuf,
-    /// Full paths of the files written, in order: CSV, JSON, Markdown.
+    /// Full paths of the files written, in order: CSV, the charts drawn, JSON,
+    /// Markdown.
     #[serde(skip)]
     pub files: Vec<PathBuf>,
 }
@@ -400,10 +423,13 @@ struct Run {
     rotation: Running,
     /// Values of this step: primal, constraint, position diff, rotation diff.
     now: [f64; 4],
+    /// Position and rotation differences against time, for the charts.
+    curves: [Decimator; 2],
 }
 
-/// Runs the comparison of `scene` described by `opts` and writes `compare.csv`,
-/// `summary.json` and `summary.md` to `out_dir` (created if needed). See the
+/// Runs the comparison of `scene` described by `opts` and writes `compare.csv`, the
+/// charts `compare.png` and `compare_rotation.png`, `summary.json` and `summary.md` to
+/// `out_dir` (created if needed). See the
 /// [module documentation](self) for what is computed and written.
 ///
 /// # Errors
@@ -455,6 +481,7 @@ pub fn compare_with_progress(
             position: Running::default(),
             rotation: Running::default(),
             now: [f64::NAN; 4],
+            curves: [Decimator::new(PLOT_POINTS), Decimator::new(PLOT_POINTS)],
         });
     }
     let bodies: Vec<usize> = (0..runs[0].sim.body_names().len())
@@ -462,7 +489,13 @@ pub fn compare_with_progress(
         .collect();
 
     let mut out = OutputDir::create(out_dir)?;
-    out.check_targets(&[CSV_FILE, SUMMARY_JSON, SUMMARY_MD])?;
+    out.check_targets(&[
+        CSV_FILE,
+        POSITION_PNG,
+        ROTATION_PNG,
+        SUMMARY_JSON,
+        SUMMARY_MD,
+    ])?;
     let cols = columns(&keys);
     let mut csv = out.stage_stream(CSV_FILE)?;
     write_line(&mut csv, &cols.join(","))?;
@@ -510,6 +543,10 @@ pub fn compare_with_progress(
                 }
                 run.position.push(dp, k);
                 run.rotation.push(dr, k);
+                // Plain f64 time: a chart needs no exact decimals.
+                let t = k as f64 * dt;
+                run.curves[0].push(t, dp);
+                run.curves[1].push(t, dr);
                 run.now[2] = dp;
                 run.now[3] = dr;
             }
@@ -540,6 +577,42 @@ pub fn compare_with_progress(
         }
     }
     out.add(csv)?;
+
+    let mut warnings = Vec::new();
+    let mut plot_files = Vec::new();
+    let [position_curves, rotation_curves]: [Vec<Series>; 2] = std::array::from_fn(|q| {
+        runs.iter()
+            .filter(|r| !r.key.is_reference())
+            .map(|r| Series {
+                label: r.key.name(),
+                points: r.curves[q].clone().finish(),
+            })
+            .collect()
+    });
+    for (name, what, y_label, series) in [
+        (
+            POSITION_PNG,
+            "position difference",
+            "position difference, m",
+            position_curves,
+        ),
+        (
+            ROTATION_PNG,
+            "rotation difference",
+            "rotation difference, rad",
+            rotation_curves,
+        ),
+    ] {
+        let spec = ChartSpec {
+            title: format!("{}: {what} from {}", scene.name(), REFERENCE.name()),
+            x_label: "t, s".into(),
+            y_label: y_label.into(),
+            log_y: true,
+        };
+        if stage_chart(&mut out, name, &spec, &series, &mut warnings)? {
+            plot_files.push(name.to_string());
+        }
+    }
 
     let results: Vec<RunComparison> = runs
         .iter()
@@ -574,11 +647,10 @@ pub fn compare_with_progress(
         wall_time_s: 0.0,
         csv_file: CSV_FILE.to_string(),
         columns: cols,
+        plot_files,
+        warnings,
         csv_path: dir.join(CSV_FILE),
-        files: [CSV_FILE, SUMMARY_JSON, SUMMARY_MD]
-            .iter()
-            .map(|f| dir.join(f))
-            .collect(),
+        files: Vec::new(),
     };
     report.conclusions = conclusions(&report, opts);
     report.wall_time_s = wall.elapsed().as_secs_f64();
@@ -591,6 +663,30 @@ pub fn compare_with_progress(
     )?;
     report.files = out.commit()?;
     Ok(report)
+}
+
+/// Draws `series` and stages the chart as `name`; returns whether it was staged. A
+/// chart that cannot be drawn is not an error: a line in `warnings` says why.
+///
+/// # Errors
+/// [`OutputError`] if the drawn chart cannot be staged.
+fn stage_chart(
+    out: &mut OutputDir,
+    name: &str,
+    spec: &ChartSpec,
+    series: &[Series],
+    warnings: &mut Vec<String>,
+) -> Result<bool, OutputError> {
+    match render_png(spec, series) {
+        Ok(png) => {
+            out.stage_bytes(name, &png)?;
+            Ok(true)
+        }
+        Err(e) => {
+            warnings.push(format!("{name} was not drawn: {e}"));
+            Ok(false)
+        }
+    }
 }
 
 fn write_line(w: &mut StagedWriter, line: &str) -> Result<(), OutputError> {
@@ -810,6 +906,20 @@ fn markdown(report: &CompareReport) -> String {
     for line in &report.conclusions {
         let _ = writeln!(s, "- {line}");
     }
+    if !report.plot_files.is_empty() {
+        let charts: Vec<String> = report.plot_files.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(
+            s,
+            "\nCharts of the differences against time: {}.",
+            charts.join(", ")
+        );
+    }
+    if !report.warnings.is_empty() {
+        let _ = writeln!(s, "\nWarnings:\n");
+        for w in &report.warnings {
+            let _ = writeln!(s, "- {w}");
+        }
+    }
     let _ = writeln!(
         s,
         "\n| run | status | steps | max Δp (m) | final Δp (m) | max Δθ (rad) | final Δθ (rad) | mean primal | max primal | mean constraint | max constraint | µs/step |"
@@ -912,6 +1022,48 @@ mod tests {
         push_num(&mut s, f64::NAN, Scalar::F32);
         push_num(&mut s, f64::from(3e-7f32), Scalar::F32);
         assert_eq!(s, ",0.1,0.1,1.5e-9,0,NaN,3e-7");
+    }
+
+    #[test]
+    fn a_chart_that_cannot_be_drawn_is_a_warning() -> Result<(), Box<dyn std::error::Error>> {
+        let root = tempfile::tempdir()?;
+        let mut out = OutputDir::create(root.path())?;
+        let spec = ChartSpec {
+            log_y: true,
+            ..ChartSpec::default()
+        };
+        // An x range whose width overflows f64 cannot be drawn.
+        let wide = [Series {
+            label: "x".into(),
+            points: vec![(-1e308, 1.0), (1e308, 2.0)],
+        }];
+        let mut warnings = Vec::new();
+        assert!(!stage_chart(
+            &mut out,
+            "bad.png",
+            &spec,
+            &wide,
+            &mut warnings
+        )?);
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].starts_with("bad.png was not drawn: "),
+            "{warnings:?}"
+        );
+        let fine = [Series {
+            label: "y".into(),
+            points: vec![(0.0, 1e-9), (1.0, 1e-3)],
+        }];
+        assert!(stage_chart(
+            &mut out,
+            "good.png",
+            &spec,
+            &fine,
+            &mut warnings
+        )?);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(out.commit()?, [root.path().join("good.png")]);
+        Ok(())
     }
 
     #[test]
