@@ -1,3 +1,4 @@
+// Length: ~610 lines, a third of them tests; one type (OutputDir) and its errors, kept whole.
 //! Output files of the pipeline, each written whole or not at all, and the exact time
 //! of a step.
 //!
