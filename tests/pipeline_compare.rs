@@ -1,13 +1,15 @@
 //! The comparison study (`lie_xpbd::pipeline::compare`): representations and scalars
-//! side by side on the triple pendulum, its CSV and summaries, whole-or-nothing
+//! side by side on the triple pendulum, its CSV, charts and summaries, whole-or-nothing
 //! outputs, and runs that diverge.
 #![cfg(feature = "cli")]
 
 use lie_xpbd::pipeline::compare::{
     columns, compare, compare_with_progress, CompareError, CompareOptions, RunKey, CSV_FILE,
-    REFERENCE, SUMMARY_JSON, SUMMARY_MD,
+    POSITION_PNG, REFERENCE, ROTATION_PNG, SUMMARY_JSON, SUMMARY_MD,
 };
-use lie_xpbd::pipeline::files::{OutputError, RunStatus};
+use lie_xpbd::pipeline::files::OutputError;
+use lie_xpbd::pipeline::plot::{HEIGHT, WIDTH};
+use lie_xpbd::pipeline::run::RunStatus;
 use lie_xpbd::scene::Scene;
 use lie_xpbd::sim::{Rotation, Scalar};
 use std::fs;
@@ -29,6 +31,37 @@ fn entries(dir: &Path) -> R<Vec<String>> {
         .collect::<Result<Vec<_>, _>>()?;
     names.sort();
     Ok(names)
+}
+
+/// Every file of a successful study, sorted by name.
+const ALL_FILES: [&str; 5] = [
+    CSV_FILE,
+    POSITION_PNG,
+    ROTATION_PNG,
+    SUMMARY_JSON,
+    SUMMARY_MD,
+];
+
+/// The PNG decodes to a chart of the plot size with at least `min_coloured` pixels in
+/// colour (curves, legend; the axes and text are grey or black).
+fn check_png(path: &Path, min_coloured: usize) -> R {
+    let img = image::open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .to_rgb8();
+    assert_eq!(img.dimensions(), (WIDTH, HEIGHT), "{}", path.display());
+    let coloured = img
+        .pixels()
+        .filter(|p| {
+            let [r, g, b] = p.0;
+            r.max(g).max(b) - r.min(g).min(b) > 60
+        })
+        .count();
+    assert!(
+        coloured >= min_coloured,
+        "{}: {coloured} coloured pixels",
+        path.display()
+    );
+    Ok(())
 }
 
 const QUATERNION_F64: RunKey = RunKey {
@@ -94,10 +127,30 @@ fn pendulum_10s_all_combinations() -> R {
     // The f32 runs are further from the reference than the f64 quaternion run.
     assert!(f32d.position_m > dq);
 
-    // Files: exactly the three, no temporary file left.
-    assert_eq!(entries(dir.path())?, [CSV_FILE, SUMMARY_JSON, SUMMARY_MD]);
+    // Files: exactly these, no temporary file left.
+    assert_eq!(entries(dir.path())?, ALL_FILES);
     assert_eq!(report.csv_path, dir.path().join(CSV_FILE));
-    assert_eq!(report.files.len(), 3);
+    assert_eq!(
+        report.files,
+        [
+            CSV_FILE,
+            POSITION_PNG,
+            ROTATION_PNG,
+            SUMMARY_JSON,
+            SUMMARY_MD
+        ]
+        .map(|f| dir.path().join(f))
+    );
+    assert_eq!(report.plot_files, [POSITION_PNG, ROTATION_PNG]);
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+
+    // Charts: three curves (the runs other than the reference) in each.
+    check_png(&dir.path().join(POSITION_PNG), 1000)?;
+    check_png(&dir.path().join(ROTATION_PNG), 1000)?;
+    assert_ne!(
+        fs::read(dir.path().join(POSITION_PNG))?,
+        fs::read(dir.path().join(ROTATION_PNG))?
+    );
 
     // CSV: header, 1000 rows of numbers, t = 0.01 … 10 exactly.
     let csv = fs::read_to_string(dir.path().join(CSV_FILE))?;
@@ -143,6 +196,9 @@ fn pendulum_10s_all_combinations() -> R {
     assert_eq!(json["runs"][3]["status"], "completed");
     assert_eq!(json["rows"], 1000);
     assert!(json["f32_drift"]["position_m"].is_f64());
+    assert_eq!(json["plot_files"][0], POSITION_PNG);
+    assert_eq!(json["plot_files"][1], ROTATION_PNG);
+    assert_eq!(json["warnings"].as_array().map(Vec::len), Some(0));
     let md = fs::read_to_string(dir.path().join(SUMMARY_MD))?;
     assert!(
         md.contains("f32 runs (matrix_f32, quaternion_f32) stay within"),
@@ -256,6 +312,18 @@ fn outputs_appear_only_on_success() -> R {
         "{e}"
     );
     assert_eq!(entries(&dir)?, [SUMMARY_MD]);
+    // The same for a chart's name.
+    let dir = root.path().join("blocked_png");
+    fs::create_dir_all(dir.join(ROTATION_PNG))?;
+    let e = compare(&scene, &CompareOptions::default(), &dir).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CompareError::Output(OutputError::TargetIsDirectory { .. })
+        ),
+        "{e}"
+    );
+    assert_eq!(entries(&dir)?, [ROTATION_PNG]);
 
     // Bad options.
     let opts = CompareOptions {
@@ -289,7 +357,7 @@ fn outputs_appear_only_on_success() -> R {
     fs::create_dir_all(&dir)?;
     fs::write(dir.join(CSV_FILE), "old")?;
     compare(&scene, &CompareOptions::default(), &dir)?;
-    assert_eq!(entries(&dir)?, [CSV_FILE, SUMMARY_JSON, SUMMARY_MD]);
+    assert_eq!(entries(&dir)?, ALL_FILES);
     assert!(fs::read_to_string(dir.join(CSV_FILE))?.starts_with("t,"));
     Ok(())
 }
@@ -348,6 +416,11 @@ fn diverging_runs_end_and_the_others_go_on() -> R {
     let csv = fs::read_to_string(dir.path().join(CSV_FILE))?;
     let last = csv.lines().last().ok_or("empty CSV")?;
     assert!(last.contains("NaN"), "{csv}");
+    // The charts are drawn from the runs that were compared (the f64 quaternions).
+    assert_eq!(entries(dir.path())?, ALL_FILES);
+    assert_eq!(report.plot_files, [POSITION_PNG, ROTATION_PNG]);
+    check_png(&dir.path().join(POSITION_PNG), 100)?;
+    check_png(&dir.path().join(ROTATION_PNG), 100)?;
     eprintln!("{md}\n{csv}");
     Ok(())
 }
