@@ -2,7 +2,7 @@
 //! builder from a scene to a [`crate::xpbd::World`] for any scalar and rotation
 //! representation.
 //!
-//! A scene file (format in [`format`](self::format)) names its bodies, joints, solver settings and
+//! A scene file (format in [the `format` module](self::format)) names its bodies, joints, solver settings and
 //! what to record. [`Scene::from_toml`] / [`Scene::load`] read and check it;
 //! [`Scene::set`] applies `key=value` overrides (what the program's `--set` does);
 //! [`Scene::build`] makes the world.
