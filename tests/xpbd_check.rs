@@ -490,6 +490,7 @@ fn jacobian_study_names_a_wrong_sign_constraint() {
     .unwrap();
     let report = JacobianReport { entries };
     assert!(!report.passed());
+    assert_eq!(report.exit_code(), 1); // what `lie-xpbd check-jacobians` exits with
     let failures = report.failures();
     assert_eq!(failures.len(), 1);
     assert!(

@@ -48,14 +48,31 @@ pub fn load_scene(name: &str, args: &RunArgs) -> Result<Scene, String> {
     } else {
         Scene::load(&path).map_err(|e| e.to_string())?
     };
+    let mut overrides = Vec::new();
     if let Some(s) = &args.seconds {
-        scene
-            .set("run.duration", s)
-            .map_err(|e| format!("--seconds {s}: {e}"))?;
+        overrides.push(("run.duration".to_string(), s.clone()));
     }
     for a in &args.set {
-        scene.set_assignment(a).map_err(|e| e.to_string())?;
+        let Some((k, v)) = a.split_once('=') else {
+            return Err(format!(
+                "--set '{a}' is not of the form key=value (e.g. solver.dt=5e-4)"
+            ));
+        };
+        overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
+    // `--seconds S` is the override run.duration=S: errors say so in its own words.
+    let words = |e: crate::scene::SceneError| {
+        let text = e.to_string();
+        match &args.seconds {
+            Some(s) => text.replace(
+                &format!("--set run.duration={s}"),
+                &format!("--seconds {s}"),
+            ),
+            None => text,
+        }
+    };
+    scene.set_all(&overrides).map_err(words)?;
+    scene.steps().map_err(words)?;
     Ok(scene)
 }
 
@@ -391,14 +408,13 @@ pub fn check_command(scene_name: &str, states: usize, seed: u64) -> ExitCode {
             print!("{}", report.table());
             if report.passed() {
                 println!("\nAll {} constraint checks passed.", report.entries.len());
-                ExitCode::SUCCESS
             } else {
                 eprintln!(
                     "error: {} constraint check(s) failed",
                     report.failures().len()
                 );
-                ExitCode::from(1)
             }
+            ExitCode::from(report.exit_code())
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -62,6 +62,16 @@ impl JacobianReport {
         self.entries.iter().all(|e| e.check.passed())
     }
 
+    /// The exit code of `lie-xpbd check-jacobians` for this report: 0 if every check
+    /// passed, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        if self.passed() {
+            0
+        } else {
+            1
+        }
+    }
+
     /// The failing entries.
     pub fn failures(&self) -> Vec<&JacobianEntry> {
         self.entries.iter().filter(|e| !e.check.passed()).collect()

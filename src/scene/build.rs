@@ -134,7 +134,20 @@ impl Scene {
             gravity: v3::<T>(&file.solver.gravity),
         };
         let solver = FieldPath::root().key("solver");
-        let mut world = World::<T, G>::new(options).map_err(|e| at(solver.key("dt"), &e))?;
+        let mut world = World::<T, G>::new(options).map_err(|e| {
+            if matches!(e, XpbdError::InvalidOption { .. }) {
+                let h = file.solver.dt / file.solver.substeps as f64;
+                let why = format!(
+                    "the time step {} s (substep h = {} s) cannot be used in {}: h or 1/h² under- or overflows there (f32 needs h > ~5.4e-20 s, f64 h > ~7.5e-155 s)",
+                    super::error::num(file.solver.dt),
+                    super::error::num(h),
+                    T::NAME
+                );
+                self.locate(SceneError::new(SceneErrorKind::Invalid, solver.key("dt"), why))
+            } else {
+                at(solver.key("dt"), &e)
+            }
+        })?;
         let mut ids = Vec::with_capacity(file.bodies.len());
         for (i, b) in file.bodies.iter().enumerate() {
             let p = FieldPath::root().key("bodies").index(i);

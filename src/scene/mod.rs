@@ -168,15 +168,28 @@ impl Scene {
     /// set; otherwise as [`Scene::from_toml`] for the resulting scene (the error says
     /// which override made it invalid). On error the scene is unchanged.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), SceneError> {
+        self.set_all(&[(key.to_string(), value.to_string())])
+    }
+
+    /// Applies several overrides together and checks the scene once, after the last:
+    /// so `run.duration=1e-6` with `solver.dt=1e-7` is valid in either order.
+    ///
+    /// # Errors
+    /// As [`Scene::set`]; on error the scene is unchanged.
+    pub fn set_all(&mut self, overrides: &[(String, String)]) -> Result<(), SceneError> {
         let before = (
             self.table.clone(),
             self.file.clone(),
             self.overrides.clone(),
         );
-        let result = validate::apply_override(&mut self.table, key, value).and_then(|_| {
-            self.overrides.push((key.to_string(), value.to_string()));
-            self.reparse()
-        });
+        let result = overrides
+            .iter()
+            .try_for_each(|(key, value)| {
+                validate::apply_override(&mut self.table, key, value)?;
+                self.overrides.push((key.clone(), value.clone()));
+                Ok(())
+            })
+            .and_then(|_| self.reparse());
         if let Err(mut e) = result {
             if e.origin.is_empty() {
                 e.origin = self.origin.clone();
