@@ -68,10 +68,11 @@ impl Scalar {
     }
 
     /// The shortest decimal text that reads back to `x` at this precision (an `f32`
-    /// run writes `0.1`, not `0.10000000149011612`): plain for 1e-5 ≤ |x| < 1e16 and
-    /// for 0, scientific otherwise (`7.79e-11`); `NaN`, `inf`, `-inf` as such.
+    /// run writes `0.1`, not `0.10000000149011612`): plain for 1e-3 ≤ |x| < 1e7 and
+    /// for 0, scientific otherwise (`7.79e-11`, `1.25e-5`); `NaN`, `inf`, `-inf` as
+    /// such.
     pub fn format(self, x: f64) -> String {
-        let plain = x == 0.0 || !x.is_finite() || (1e-5..1e16).contains(&x.abs());
+        let plain = x == 0.0 || !x.is_finite() || (1e-3..1e7).contains(&x.abs());
         match (self, plain) {
             (Scalar::F64, true) => format!("{x}"),
             (Scalar::F64, false) => format!("{x:e}"),

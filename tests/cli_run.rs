@@ -197,3 +197,41 @@ fn compare_reports_representation_and_precision_differences() {
     assert!(d < 1e-8, "{d}");
     assert!(dir.path().join("c/compare.csv").is_file());
 }
+
+/// Review finding: joints violated by the initial poses gave only "try a smaller dt".
+#[test]
+fn joints_violated_at_the_start_are_named_as_the_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "pendulum",
+            "--seconds",
+            "0.05",
+            "--set",
+            "bodies.link0.orientation={quaternion=[1,0,0,0]}",
+            "--out",
+            "v",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("before the first step") && err.contains("frame1/frame2"),
+        "{err}"
+    );
+}
+
+/// Review finding: check-jacobians on a scene without constraints said "All 0 passed".
+#[test]
+fn check_jacobians_with_nothing_to_check_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("free.toml"),
+        "version = 1\n[[bodies]]\nname = \"a\"\nmass = 1.0\ninertia = [1.0, 1.0, 1.0]\n",
+    )
+    .unwrap();
+    let out = run(&["check-jacobians", "free.toml"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to check"));
+}

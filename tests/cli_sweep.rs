@@ -48,7 +48,7 @@ fn sweep_runs_the_cartesian_product_and_merges_it() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 5, "{csv}");
     assert!(
-        lines[0].starts_with("dir,run.duration,solver.dt,solver.mode,rotation"),
+        lines[0].starts_with("dir,scene,run.duration,solver.dt,solver.mode,rotation"),
         "{}",
         lines[0]
     );
@@ -200,4 +200,74 @@ fn interrupted_run_keeps_what_it_computed() {
     assert!(rows > 0);
     let csv = fs::read_to_string(dir.path().join("i/residuals.csv")).unwrap();
     assert_eq!(csv.lines().count() as u64, rows + 1);
+}
+
+/// Review finding: a sweep with a diverging run exited 0.
+#[test]
+fn sweep_exit_code_reports_a_diverged_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "sweep",
+            "pendulum",
+            "--seconds",
+            "0.01",
+            "--scalar",
+            "f32",
+            "--set",
+            "solver.gravity=[0,-9.81,0],[0,-1e30,0]",
+            "--out",
+            "s",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("s/sweep.csv").is_file());
+}
+
+/// Review finding: `merge` of folders with no run wrote an empty table and exited 2.
+#[test]
+fn merge_with_no_runs_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["merge", "nonexistent", "--out", "m"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("m").exists());
+}
+
+/// SIGTERM (what `timeout` and Slurm send) stops a run like Ctrl-C: rows kept, exit 130.
+#[cfg(unix)]
+#[test]
+fn sigterm_keeps_what_it_computed() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = bin()
+        .args([
+            "pendulum",
+            "--seconds",
+            "100000",
+            "--set",
+            "run.every=100",
+            "--out",
+            "t",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("t/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted");
+    assert!(summary["rows"].as_u64().unwrap() > 0);
 }

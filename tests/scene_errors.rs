@@ -271,3 +271,92 @@ fn garbage_never_panics() {
         assert!(Scene::from_toml(text, "g.toml").is_err(), "{text:?}");
     }
 }
+
+fn pendulum() -> Scene {
+    Scene::from_toml(lie_xpbd::scenes::pendulum::SCENE_TOML, "p.toml").unwrap()
+}
+
+/// Review finding: `name = "/tmp/x"` or `"../x"` made `out/<name>` escape `out/`.
+#[test]
+fn scene_name_cannot_escape_the_output_folder() {
+    for bad in [
+        "\"/tmp/x\"",
+        "\"../escape\"",
+        "\"a/b\"",
+        "\"\"",
+        "\".\"",
+        "\"..\"",
+    ] {
+        let e = pendulum().set("name", bad).unwrap_err();
+        assert_eq!(e.path.to_string(), "name", "{bad}: {e}");
+        assert!(e.message.contains("output folder"), "{e}");
+    }
+    assert!(pendulum().set("name", "\"pendulum-2.b\"").is_ok());
+}
+
+/// Review finding: a newline in a body name split the CSV header over several lines.
+#[test]
+fn names_with_control_characters_are_rejected() {
+    let e = pendulum().set("bodies[0].name", "\"a\\nb\"").unwrap_err();
+    assert!(e.message.contains("control characters"), "{e}");
+    let e = pendulum().set("joints[0].name", "\"p\\tq\"").unwrap_err();
+    assert!(e.message.contains("control characters"), "{e}");
+}
+
+/// Review finding: a misspelt orientation key or a short quaternion got only a generic
+/// "an orientation: … or …" message.
+#[test]
+fn orientation_mistakes_get_their_own_message() {
+    let mut s = pendulum();
+    let e = s
+        .set("bodies[0].orientation", "{axis=[0,0,1],angle=30.0}")
+        .unwrap_err();
+    assert!(
+        e.message.contains("unknown field `angle`") && e.message.contains("angle_deg"),
+        "{e}"
+    );
+    let e = s
+        .set("bodies[0].orientation", "{quaternion=[0,0,1]}")
+        .unwrap_err();
+    assert!(e.message.contains("length 3"), "{e}");
+    let e = s
+        .set("bodies[0].orientation", "{axis=[0,0,1]}")
+        .unwrap_err();
+    assert!(e.message.contains("angle_deg"), "{e}");
+}
+
+/// Review finding: in f32, a non-finite gravity was reported at `solver.dt` and a body
+/// position at `bodies[0].density`.
+#[test]
+fn f32_range_errors_name_the_right_field() {
+    use lie_xpbd::lie::SO3Matrix;
+    let mut s = pendulum();
+    s.set("solver.gravity", "[0, -1e300, 0]").unwrap();
+    let e = s.build::<f32, SO3Matrix<f32>>().err().unwrap();
+    assert_eq!(e.path.to_string(), "solver.gravity", "{e}");
+    let mut s = pendulum();
+    s.set("bodies.link0.position", "[1e300, 0, 0]").unwrap();
+    let e = s.build::<f32, SO3Matrix<f32>>().err().unwrap();
+    assert_eq!(e.path.to_string(), "bodies[0].position", "{e}");
+    let mut s = pendulum();
+    s.set("solver.dt", "1e-50").unwrap();
+    s.set("run.duration", "1e-40").unwrap();
+    let e = s.build::<f32, SO3Matrix<f32>>().err().unwrap();
+    assert!(
+        e.message.contains("1e-50 s") && !e.message.contains("dt = 0"),
+        "{e}"
+    );
+}
+
+/// Overrides given together are checked once: a short duration with a shorter dt is
+/// valid whichever comes first.
+#[test]
+fn overrides_given_together_are_checked_together() {
+    let mut s = pendulum();
+    s.set_all(&[
+        ("run.duration".into(), "1e-6".into()),
+        ("solver.dt".into(), "1e-7".into()),
+    ])
+    .unwrap();
+    assert_eq!(s.steps().unwrap(), 10);
+}

@@ -133,11 +133,12 @@ pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> 
                 RunStatus::Completed => 0,
                 RunStatus::Diverged => 3,
                 RunStatus::Interrupted => 130,
+                RunStatus::Failed => 1,
             })
         }
         Err(RunError::Write { source, summary }) => {
             print!("{}", run::markdown(&summary));
-            eprintln!("error: the run finished but its outputs could not be written: {source}");
+            eprintln!("error: the outputs could not be written: {source}");
             ExitCode::from(1)
         }
         Err(e) => {
@@ -333,6 +334,12 @@ pub fn sweep_command(
             .collect();
         match res {
             Ok(s) => {
+                code = code.max(match s.status {
+                    RunStatus::Completed => 0,
+                    RunStatus::Failed => 1,
+                    RunStatus::Diverged => 3,
+                    RunStatus::Interrupted => 130,
+                });
                 let status = format!("{:?}", s.status).to_lowercase();
                 println!(
                     "{} [{}]: {status}, median constraint residual {}",
@@ -374,11 +381,11 @@ pub fn merge_command(dirs: &[PathBuf], out: &std::path::Path) -> ExitCode {
                 report.rows.len(),
                 out.join("sweep.md").display()
             );
-            if report.rows.is_empty() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            }
+            ExitCode::SUCCESS
+        }
+        Err(e @ crate::pipeline::sweep::SweepError::NoRuns(_)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -404,6 +411,10 @@ pub fn check_command(scene_name: &str, states: usize, seed: u64) -> ExitCode {
         ..JacobianOptions::default()
     };
     match check_scene(&scene, &opts) {
+        Ok(report) if report.entries.is_empty() => {
+            eprintln!("error: the scene has no constraints, so there is nothing to check");
+            ExitCode::from(2)
+        }
         Ok(report) => {
             print!("{}", report.table());
             if report.passed() {

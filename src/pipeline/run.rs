@@ -57,8 +57,10 @@ pub enum RunStatus {
     Completed,
     /// A step produced a non-finite state; the files hold the steps before it.
     Diverged,
-    /// Stopped by the user (Ctrl-C); the files hold the steps taken.
+    /// Stopped by the user (Ctrl-C or SIGTERM); the files hold the steps taken.
     Interrupted,
+    /// Writing the outputs failed during the run, which stopped there (see `error`).
+    Failed,
 }
 
 /// The settings a run used.
@@ -222,6 +224,8 @@ pub fn run_scene(
     } else {
         None
     };
+    // Before any step, λ = 0 and x̃ = x, so the constraint residual is |C(x₀)|.
+    let initial_violation = sim.residuals().1;
     let start = Instant::now();
     let mut in_step = Duration::ZERO;
     let mut status = RunStatus::Completed;
@@ -242,6 +246,8 @@ pub fn run_scene(
             break;
         }
         if let Err(e) = rec.observe(sim.as_ref()) {
+            status = RunStatus::Failed;
+            error = Some(format!("writing the outputs failed at step {}: {e}", k + 1));
             write_error = Some(e);
             break;
         }
@@ -251,6 +257,10 @@ pub fn run_scene(
         {
             let t = super::files::step_time(0.0, k + 1, file.solver.dt);
             if let Err(e) = w.write_frame(t, sim.as_ref()) {
+                status = RunStatus::Failed;
+                error = Some(format!(
+                    "writing the ParaView frame at t = {t} s failed: {e}"
+                ));
                 write_error = Some(OutputError::Write {
                     path: opts.out.join("vtk"),
                     source: std::io::Error::other(e.to_string()),
@@ -280,6 +290,7 @@ pub fn run_scene(
         }
     }
     let mut summary = summarize(
+        initial_violation,
         scene,
         opts,
         steps_planned,
@@ -353,6 +364,7 @@ fn finite(x: Option<f64>) -> Option<f64> {
 
 #[allow(clippy::too_many_arguments)]
 fn summarize(
+    initial_violation: f64,
     scene: &Scene,
     opts: &RunOptions,
     steps_planned: u64,
@@ -425,6 +437,17 @@ fn summarize(
         files: Vec::new(),
     };
     summary.warnings = warnings(scene, opts, &summary, stats);
+    if initial_violation.is_nan() || initial_violation > RESIDUAL_WARNING {
+        summary.warnings.insert(0, format!(
+            "the constraints are violated by {initial_violation:.3e} (m or rad, norm over all rows) before the first step: the initial poses do not satisfy the joints, so the solver yanks the bodies together; check the bodies' positions and orientations against the joints' frame1/frame2"
+        ));
+    }
+    if !(summary.energy_final_j.is_finite() && summary.energy_initial_j.is_finite()) {
+        summary.warnings.push(format!(
+            "the energy is not finite ({} J → {} J): some state is beyond the scalar's range (e.g. a velocity or gravity near 1e300); the run is not meaningful",
+            summary.energy_initial_j, summary.energy_final_j
+        ));
+    }
     let mut files: Vec<String> = f
         .run
         .record
@@ -487,7 +510,7 @@ fn warnings(scene: &Scene, opts: &RunOptions, s: &RunSummary, stats: &RunStats) 
             changed(scene, opts)
         ));
     }
-    if s.rows == 0 && s.steps > 0 {
+    if s.rows == 0 && s.settings.every > s.steps && s.status == RunStatus::Completed {
         w.push(format!(
             "no rows were recorded: run.every = {} exceeds the {} steps taken",
             s.settings.every, s.steps
@@ -517,6 +540,7 @@ pub fn markdown(s: &RunSummary) -> String {
             RunStatus::Completed => "completed",
             RunStatus::Diverged => "diverged",
             RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed (outputs could not be written)",
         },
         s.steps,
         st.steps_planned,

@@ -64,6 +64,9 @@ pub enum SweepError {
     /// Too many runs.
     #[error("the sweep has {0} runs; at most {MAX_RUNS} are allowed")]
     TooMany(usize),
+    /// [`merge`] found no run summary in the folders given (nothing is written).
+    #[error("no run summary found: {0}")]
+    NoRuns(String),
     /// The merged table could not be written.
     #[error(transparent)]
     Output(#[from] OutputError),
@@ -266,6 +269,8 @@ pub fn run_all(
 pub struct MergedRow {
     /// The run's folder.
     pub dir: String,
+    /// The scene's name.
+    pub scene: String,
     /// Its overrides as (key, value), from its summary.
     pub overrides: Vec<(String, String)>,
     /// Rotation representation.
@@ -317,6 +322,7 @@ fn read_row(path: &Path) -> Result<MergedRow, SweepError> {
     let f = |k: &str| v[k].as_f64();
     Ok(MergedRow {
         dir: path.display().to_string(),
+        scene: v["scene"].as_str().unwrap_or("").into(),
         overrides: s["overrides"]
             .as_array()
             .map(|a| {
@@ -392,8 +398,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, SweepError> {
             }
         }
     }
-    let num = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:e}"));
-    let mut csv = String::from("dir");
+    let num = |x: Option<f64>| x.map_or_else(String::new, |v| Scalar::F64.format(v));
+    let mut csv = String::from("dir,scene");
     for k in &keys {
         csv += &format!(",{k}");
     }
@@ -421,6 +427,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, SweepError> {
                 .to_string()
         };
         csv += &quote(&r.dir);
+        csv.push(',');
+        csv += &quote(&r.scene);
         md += &format!(
             "| {} |",
             Path::new(&r.dir)
@@ -465,6 +473,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, SweepError> {
         for s in &report.skipped {
             md += &format!("- {s}\n");
         }
+    }
+    if report.rows.is_empty() {
+        return Err(SweepError::NoRuns(report.skipped.join("; ")));
     }
     let mut dir = OutputDir::create(out)?;
     dir.stage_bytes("sweep.csv", csv.as_bytes())?;

@@ -145,7 +145,8 @@ impl Scene {
                 );
                 self.locate(SceneError::new(SceneErrorKind::Invalid, solver.key("dt"), why))
             } else {
-                at(solver.key("dt"), &e)
+                // The only other rejection is a non-finite gravity in T.
+                at(solver.key("gravity"), &e)
             }
         })?;
         let mut ids = Vec::with_capacity(file.bodies.len());
@@ -155,7 +156,7 @@ impl Scene {
                 .map_err(|e| at(p.key("orientation"), &e))?;
             let pos = v3::<T>(&b.position);
             let body = if b.fixed {
-                Body::fixed(pos, rot).map_err(|e| at(p.clone(), &e))?
+                Body::fixed(pos, rot).map_err(|e| at(p.key("position"), &e))?
             } else {
                 let (m, inertia, field) = match (&b.shape, b.density, b.mass, b.inertia) {
                     (_, _, Some(m), Some(inertia)) => (m, inertia, "mass"),
@@ -170,12 +171,18 @@ impl Scene {
                         ))
                     }
                 };
-                Body::dynamic(c::<T>(m), v3::<T>(&inertia), pos, rot)
-                    .map_err(|e| at(p.key(field), &e))?
+                Body::dynamic(c::<T>(m), v3::<T>(&inertia), pos, rot).map_err(|e| {
+                    let key = match (&e, field) {
+                        (XpbdError::NonFinite { .. }, _) => "position",
+                        (XpbdError::NonPositiveInertia { .. }, "mass") => "inertia",
+                        (_, f) => f,
+                    };
+                    at(p.key(key), &e)
+                })?
             };
             let body = body
                 .with_velocity(v3::<T>(&b.velocity), v3::<T>(&b.angular_velocity))
-                .map_err(|e| at(p.clone(), &e))?;
+                .map_err(|e| at(p.key("velocity"), &e))?;
             ids.push(world.add_body(body).map_err(|e| at(p.clone(), &e))?);
         }
         let index = |name: &str| -> Option<BodyId> {

@@ -266,11 +266,7 @@ pub enum ShapeSpec {
 /// An orientation: a rotation axis (any non-zero length; normalised) and an angle in
 /// degrees, or a unit quaternion `[w, x, y, z]`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(
-    untagged,
-    deny_unknown_fields,
-    expecting = "an orientation: { axis = [x, y, z], angle_deg = A } or { quaternion = [w, x, y, z] }"
-)]
+#[serde(untagged, try_from = "OrientationRaw")]
 pub enum OrientationSpec {
     /// Rotation by `angle_deg` degrees about `axis` (right-hand rule).
     AxisAngle {
@@ -284,6 +280,30 @@ pub enum OrientationSpec {
         /// `[w, x, y, z]`; its norm must be 1 within 1e-6 (it is then normalised).
         quaternion: [f64; 4],
     },
+}
+
+/// What an orientation table may hold; checked into an [`OrientationSpec`], so that a
+/// misspelt key or a wrong-length list gets its own error.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OrientationRaw {
+    axis: Option<[f64; 3]>,
+    angle_deg: Option<f64>,
+    quaternion: Option<[f64; 4]>,
+}
+
+impl TryFrom<OrientationRaw> for OrientationSpec {
+    type Error = String;
+    fn try_from(r: OrientationRaw) -> Result<Self, String> {
+        match (r.axis, r.angle_deg, r.quaternion) {
+            (Some(axis), Some(angle_deg), None) => Ok(OrientationSpec::AxisAngle { axis, angle_deg }),
+            (None, None, Some(quaternion)) => Ok(OrientationSpec::Quaternion { quaternion }),
+            (Some(_), None, None) => Err("an axis needs its angle: add `angle_deg = A` (degrees)".into()),
+            (None, Some(_), None) => Err("an angle needs its rotation axis: add `axis = [x, y, z]`".into()),
+            (None, None, None) => Err("an orientation needs `axis = [x, y, z], angle_deg = A` or `quaternion = [w, x, y, z]`".into()),
+            _ => Err("give either `axis` and `angle_deg`, or `quaternion`, not both".into()),
+        }
+    }
 }
 
 /// `[[joints]]`: a vector joint (Sections 5.2–5.5).

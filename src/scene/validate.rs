@@ -132,6 +132,7 @@ fn check_body(path: &FieldPath, b: &BodySpec) -> Result<(), SceneError> {
     if b.name.trim().is_empty() {
         return Err(invalid(path.key("name"), "a body name must not be empty"));
     }
+    check_name(path.key("name"), "body", &b.name)?;
     if b.name == WORLD {
         return Err(invalid(
             path.key("name"),
@@ -272,7 +273,30 @@ fn check_compliance(path: FieldPath, a: f64) -> Result<(), SceneError> {
     }
 }
 
+/// Names become file and folder names (the scene's) and CSV column names (bodies',
+/// joints'): no control characters, and a scene name must be a plain folder name.
+fn check_name(path: FieldPath, what: &str, name: &str) -> Result<(), SceneError> {
+    if name.chars().any(char::is_control) {
+        return Err(invalid(path, format!("a {what} name must not contain control characters (newlines, tabs, …), got {name:?}")));
+    }
+    Ok(())
+}
+
 pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
+    if let Some(name) = &file.name {
+        let plain = !name.is_empty()
+            && name != "."
+            && name != ".."
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.+".contains(c));
+        if !plain {
+            return Err(invalid(
+                root().key("name"),
+                format!("the scene name {name:?} becomes the output folder out/<name>: use letters, digits and - _ . + only (not empty, '.' or '..')"),
+            ));
+        }
+    }
     let solver = root().key("solver");
     positive(solver.key("dt"), "the time step", "s", file.solver.dt)?;
     if file.solver.substeps == 0 {
@@ -340,6 +364,7 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
         if name.trim().is_empty() {
             return Err(invalid(p.key("name"), "a joint name must not be empty"));
         }
+        check_name(p.key("name"), "joint", &name)?;
         if !joint_names.insert(name.clone()) {
             return Err(invalid(
                 p.key("name"),

@@ -311,6 +311,7 @@ pub(super) fn markdown(report: &CompareReport) -> String {
             RunStatus::Completed => "completed".to_string(),
             RunStatus::Diverged => format!("diverged at step {}", r.steps + 1),
             RunStatus::Interrupted => "interrupted".to_string(),
+            RunStatus::Failed => "failed".to_string(),
         };
         let _ = writeln!(
             s,
