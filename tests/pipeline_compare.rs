@@ -271,34 +271,31 @@ fn reference_is_added_when_not_requested() -> R {
     Ok(())
 }
 
-/// Nothing appears under a final name unless the study completes.
+/// Files appear whole: written when the study ends (also when stopped), never when it fails.
 #[test]
 fn outputs_appear_only_on_success() -> R {
     let mut scene = pendulum()?;
     scene.set("run.duration", "0.2")?;
     let root = tempfile::tempdir()?;
 
-    // Stopped midway: the CSV already had rows streamed, yet nothing is left.
-    let dir = root.path().join("cancelled");
-    let e = compare_with_progress(&scene, &CompareOptions::default(), &dir, |k, _| {
+    // Stopped midway (Ctrl-C): the files hold the steps compared so far.
+    let dir = root.path().join("interrupted");
+    let report = compare_with_progress(&scene, &CompareOptions::default(), &dir, |k, _| {
         if k == 150 {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         }
-    })
-    .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            CompareError::Cancelled {
-                steps: 150,
-                total: 200
-            }
-        ),
-        "{e}"
-    );
-    assert!(entries(&dir)?.is_empty(), "{:?}", entries(&dir)?);
+    })?;
+    assert_eq!(report.interrupted_at_step, Some(150));
+    assert!(report.conclusions[0].contains("Interrupted after 150 of 200 steps"));
+    assert!(report
+        .runs
+        .iter()
+        .all(|r| r.status == lie_xpbd::pipeline::run::RunStatus::Interrupted));
+    let csv = fs::read_to_string(dir.join(CSV_FILE))?;
+    assert_eq!(csv.lines().count() as u64, report.rows + 1);
+    assert!(report.rows > 0);
 
     // A target that cannot be written: refused before any step, nothing written.
     let dir = root.path().join("blocked");

@@ -189,13 +189,16 @@ pub fn compare_command(
                 println!("{c}");
             }
             println!("\nOutputs written to {}", out.display());
-            ExitCode::SUCCESS
+            ExitCode::from(if report.interrupted_at_step.is_some() {
+                130
+            } else {
+                0
+            })
         }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(match e {
                 compare::CompareError::Output(_) => 1,
-                compare::CompareError::Cancelled { .. } => 130,
                 _ => 2,
             })
         }

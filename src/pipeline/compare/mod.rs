@@ -122,14 +122,6 @@ pub enum CompareError {
     /// the error is [`OutputError::Commit`], which lists the files replaced.
     #[error(transparent)]
     Output(#[from] OutputError),
-    /// The progress callback asked to stop; no file was written.
-    #[error("the comparison was stopped after {steps} of {total} steps; no file was written")]
-    Cancelled {
-        /// Steps taken.
-        steps: u64,
-        /// Steps planned.
-        total: u64,
-    },
 }
 
 impl From<SceneError> for CompareError {

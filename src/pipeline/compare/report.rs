@@ -29,9 +29,9 @@ pub struct RunComparison {
     pub reference: bool,
     /// Whether the run was asked for (only the reference can be added unasked).
     pub requested: bool,
-    /// Whether it went to the end ([`RunStatus::Completed`]) or diverged
-    /// ([`RunStatus::Diverged`]); never [`RunStatus::Interrupted`]: a comparison that is
-    /// stopped writes nothing and ends with [`CompareError::Cancelled`](super::CompareError::Cancelled).
+    /// Whether it went to the end ([`RunStatus::Completed`]), diverged
+    /// ([`RunStatus::Diverged`]) or was stopped with the study
+    /// ([`RunStatus::Interrupted`]).
     pub status: RunStatus,
     /// The error that ended it early, if any.
     pub error: Option<String>,
@@ -128,6 +128,8 @@ pub struct CompareReport {
     pub quaternion_f64_difference: Option<Drift>,
     /// The findings in words (also in `summary.md`).
     pub conclusions: Vec<String>,
+    /// The step after which the study was stopped (Ctrl-C), `None` if it ran to the end.
+    pub interrupted_at_step: Option<u64>,
     /// Wall time of the whole study (stepping, comparing, writing rows), s.
     pub wall_time_s: f64,
     /// Name of the CSV file in the output directory.

@@ -87,11 +87,13 @@ pub fn compare(
 }
 
 /// [`compare`], calling `progress(steps_done, steps_total)` after every time step; a
-/// [`ControlFlow::Break`] stops the study with [`CompareError::Cancelled`] and writes
-/// nothing.
+/// [`ControlFlow::Break`] stops the study there (e.g. on Ctrl-C): the files are written
+/// with the steps compared so far, the runs are marked
+/// [`RunStatus::Interrupted`](crate::pipeline::run::RunStatus::Interrupted) and
+/// [`CompareReport::interrupted_at_step`] says where.
 ///
 /// # Errors
-/// As [`compare`], and [`CompareError::Cancelled`].
+/// As [`compare`].
 pub fn compare_with_progress(
     scene: &Scene,
     opts: &CompareOptions,
@@ -145,6 +147,7 @@ pub fn compare_with_progress(
     let mut ref_rot = vec![Matrix3::<f64>::identity(); bodies.len()];
     let mut line = String::new();
     let mut rows = 0u64;
+    let mut interrupted_at_step = None;
     for k in 1..=steps {
         for run in runs.iter_mut().filter(|r| r.alive) {
             let start = Instant::now();
@@ -208,10 +211,8 @@ pub fn compare_with_progress(
             rows += 1;
         }
         if progress(k, steps).is_break() {
-            return Err(CompareError::Cancelled {
-                steps: k,
-                total: steps,
-            });
+            interrupted_at_step = Some(k);
+            break;
         }
         if runs.iter().all(|r| !r.alive) {
             break;
@@ -257,7 +258,13 @@ pub fn compare_with_progress(
 
     let results: Vec<RunComparison> = runs
         .iter()
-        .map(|r| summarise(r, opts, dt, substeps))
+        .map(|r| {
+            let mut c = summarise(r, opts, dt, substeps);
+            if interrupted_at_step.is_some() && c.status == RunStatus::Completed {
+                c.status = RunStatus::Interrupted;
+            }
+            c
+        })
         .collect();
     let f32_drift = drift(&results, |r| r.scalar == Scalar::F32, dt);
     let quaternion_f64_difference = drift(
@@ -290,10 +297,19 @@ pub fn compare_with_progress(
         columns: cols,
         plot_files,
         warnings,
+        interrupted_at_step,
         csv_path: dir.join(CSV_FILE),
         files: Vec::new(),
     };
     report.conclusions = conclusions(&report, opts);
+    if let Some(k) = interrupted_at_step {
+        report.conclusions.insert(
+            0,
+            format!(
+                "Interrupted after {k} of {steps} steps: the files hold the steps compared so far."
+            ),
+        );
+    }
     report.wall_time_s = wall.elapsed().as_secs_f64();
     out.stage_json(SUMMARY_JSON, &report)?;
     let md = markdown(&report);
