@@ -519,6 +519,15 @@ fn warnings(scene: &Scene, opts: &RunOptions, s: &RunSummary, stats: &RunStats) 
     w
 }
 
+/// Seven significant digits, in scientific notation outside [1e-3, 1e7).
+fn sig(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-3..1e7).contains(&x.abs()) {
+        format!("{x:.6}")
+    } else {
+        format!("{x:.6e}")
+    }
+}
+
 fn opt(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".into(), |v| format!("{v:.3e}"))
 }
@@ -569,8 +578,8 @@ pub fn markdown(s: &RunSummary) -> String {
         s.energy_initial_j, s.energy_final_j
     );
     m += &format!(
-        "| energy change / energy available above rest ({:.4} J) | {} |\n",
-        s.energy_available_j,
+        "| energy change / energy available above rest ({} J) | {} |\n",
+        sig(s.energy_available_j),
         s.energy_change_fraction
             .map_or_else(|| "n/a".into(), |f| format!("{:+.3}%", 100.0 * f))
     );
