@@ -3,20 +3,9 @@
 //! compare work on the shipped scene.
 
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lie-xpbd"))
-}
-
-fn run(args: &[&str], cwd: &Path) -> Output {
-    bin()
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("the program starts")
-}
+mod cli_common;
+use cli_common::run;
 
 fn scene_path() -> String {
     format!("{}/scenes/pendulum.toml", env!("CARGO_MANIFEST_DIR"))

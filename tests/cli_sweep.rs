@@ -1,20 +1,10 @@
 //! Sweeps, emitted jobs, merging, and Ctrl-C, through the program.
 
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lie-xpbd"))
-}
-
-fn run(args: &[&str], cwd: &Path) -> Output {
-    bin()
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("the program starts")
-}
+mod cli_common;
+use cli_common::run;
 
 #[test]
 fn sweep_runs_the_cartesian_product_and_merges_it() {
@@ -170,31 +160,9 @@ fn invalid_sweep_axes_exit_2_before_anything_runs() {
 #[test]
 fn interrupted_run_keeps_what_it_computed() {
     let dir = tempfile::tempdir().unwrap();
-    let child = bin()
-        .args([
-            "pendulum",
-            "--seconds",
-            "100000",
-            "--set",
-            "run.every=100",
-            "--out",
-            "i",
-        ])
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let st = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let out = child.wait_with_output().unwrap();
+    let (out, summary) = cli_common::stopped_run(dir.path(), "i", "INT");
     assert_eq!(out.status.code(), Some(130));
     assert!(String::from_utf8_lossy(&out.stdout).contains("interrupted"));
-    let summary: serde_json::Value =
-        serde_json::from_slice(&fs::read(dir.path().join("i/summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "interrupted");
     let rows = summary["rows"].as_u64().unwrap();
     assert!(rows > 0);
@@ -244,30 +212,8 @@ fn merge_with_no_runs_writes_nothing() {
 #[test]
 fn sigterm_keeps_what_it_computed() {
     let dir = tempfile::tempdir().unwrap();
-    let child = bin()
-        .args([
-            "pendulum",
-            "--seconds",
-            "100000",
-            "--set",
-            "run.every=100",
-            "--out",
-            "t",
-        ])
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    assert!(Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
-    let out = child.wait_with_output().unwrap();
+    let (out, summary) = cli_common::stopped_run(dir.path(), "t", "TERM");
     assert_eq!(out.status.code(), Some(130));
-    let summary: serde_json::Value =
-        serde_json::from_slice(&fs::read(dir.path().join("t/summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "interrupted");
     assert!(summary["rows"].as_u64().unwrap() > 0);
 }
