@@ -45,7 +45,8 @@ enum Command {
         opts: RunCli,
     },
     /// Run a scene in several rotation representations and scalars in lockstep and
-    /// write their differences from the f64 matrix run (compare.csv, summary.json/md).
+    /// write their differences from the f64 matrix run (compare.csv, compare.png,
+    /// compare_rotation.png, summary.json/md).
     Compare {
         /// Scene file (TOML), or the name of a built-in scene.
         scene: String,
