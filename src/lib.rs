@@ -54,6 +54,10 @@
 //! ```
 #![warn(missing_docs)]
 
+/// The nalgebra this crate is built on, re-exported so that users name the same
+/// `Vector3`, `Matrix3` and `UnitQuaternion` types without a second nalgebra version.
+pub use nalgebra;
+
 pub mod joint;
 pub mod lie;
 #[cfg(feature = "cli")]

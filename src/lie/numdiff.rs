@@ -167,8 +167,21 @@ where
 
 /// `max|a − b| / max(1, max|a|)`: the error metric behind [`Real::fd_tolerance`]
 /// (absolute for entries below one, relative to the largest analytic entry above).
-/// `a` is the analytic Jacobian, `b` the finite-difference one; shapes must match
-/// (returns +∞ if they do not).
+/// `a` is the analytic Jacobian, `b` the finite-difference one. Returns +∞ if the
+/// shapes differ or if any entry of either is NaN or infinite (so such a comparison
+/// always fails a tolerance).
+///
+/// ```
+/// use lie_xpbd::lie::numdiff::max_relative_error;
+/// use nalgebra::{DMatrix, Matrix2};
+/// let a = Matrix2::new(1.0, 0.0, 0.0, 4.0);
+/// let b = Matrix2::new(1.0, 0.0, 0.0, 4.004);
+/// let e: f64 = max_relative_error(&a, &b); // |0.004| / max(1, 4)
+/// assert!((e - 1e-3).abs() < 1e-12);
+/// let nan = Matrix2::new(f64::NAN, 0.0, 0.0, 4.0);
+/// assert_eq!(max_relative_error(&nan, &b), f64::INFINITY);
+/// assert_eq!(max_relative_error(&a, &DMatrix::<f64>::zeros(3, 3)), f64::INFINITY);
+/// ```
 pub fn max_relative_error<T, R1, C1, S1, R2, C2, S2>(
     a: &Matrix<T, R1, C1, S1>,
     b: &Matrix<T, R2, C2, S2>,
@@ -182,8 +195,9 @@ where
     C2: Dim,
     S2: RawStorage<T, R2, C2>,
 {
+    let infinity = crate::lie::real::c::<T>(f64::INFINITY);
     if a.shape() != b.shape() {
-        return T::max_value().unwrap_or_else(T::one);
+        return infinity;
     }
     let mut scale = T::one();
     let mut err = T::zero();
@@ -195,7 +209,7 @@ where
             scale = scale.max(x.abs());
             let d = (x - y).abs();
             if !d.is_finite() {
-                return T::max_value().unwrap_or_else(T::one);
+                return infinity;
             }
             err = err.max(d);
         }

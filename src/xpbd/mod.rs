@@ -31,10 +31,10 @@
 //! `ω = (R ⊟ Rⁿ)/h` (Alg. 1 line 10).
 //!
 //! # Extension points
-//! Everything the solver knows about a constraint goes through [`Constraint`]: limits
-//! and contacts are inequality rows ([`Constraint::lambda_bounds`]); drives are
-//! compliant rows with targets; the velocity-level damping pass (Section 4.4) reuses the
-//! same gradients. Rods will hand the world a block-banded system of their own.
+//! Everything the solver knows about a constraint goes through [`Constraint`]: an
+//! inequality row (a limit or a contact) bounds its accumulated λ
+//! ([`Constraint::lambda_bounds`]), and a compliant row (α > 0) is a spring. There is
+//! no velocity-level damping pass (Section 4.4) and no rod solver yet.
 //! A new constraint's gradient can be verified against finite differences with one
 //! call, [`check_gradient`] or [`check_gradient_perturbed`] (module [`check`]).
 
