@@ -1,10 +1,13 @@
 //! Edge cases of the Lie-group toolkit, for all four combinations
 //! SO3Matrix / UnitQuaternion × f32 / f64 (and f32 / f64 for representation-free code):
 //!
-//! * the small-angle series cut-off `T::series_cutoff()`: every coefficient function
-//!   (sinc, α, β, γ = Γ⁻¹'s coefficient, α'/θ, β'/θ) and every matrix built from them
-//!   (Γ, Γ⁻¹, Exp, the ∂Γ/∂θ contraction) is accurate on both sides and continuous
-//!   across it, within a bound derived from the cancellation in each closed form;
+//! * the small-angle series cut-offs `T::SERIES_*` (one per coefficient function): every
+//!   coefficient function (sinc, α, β, γ = Γ⁻¹'s coefficient, α'/θ, β'/θ) and every
+//!   matrix built from them (Γ, Γ⁻¹, Exp, the ∂Γ/∂θ contraction) is accurate on both
+//!   sides and continuous across each cut-off, within a bound derived from the
+//!   cancellation in each closed form (in f64 only for cut-offs ≤ 1.5 rad, where the
+//!   references below are accurate enough; `tests/lie_coefficients.rs` checks every
+//!   coefficient at every cut-off against 50-digit references);
 //! * the matrix Log's π-window boundary `π − T::log_pi_window()`;
 //! * θ = π exactly and just below it, for axis-aligned, diagonal and generic axes with
 //!   negative components; |θ| > π; quaternions with w < 0 and w = 0;
@@ -20,9 +23,10 @@
 //! numbers: γ(θ) = Σₙ≥₁ |B₂ₙ| θ²ⁿ⁻² / (2n)!.
 //!
 //! # Accuracy bounds (relative, in units of ε of the precision tested)
-//! Below the cut-off every series is truncated after 5–6 terms; `Real::series_cutoff`
-//! is chosen so that the first omitted term is below ε there, and Horner's rule adds
-//! ~2ε: bound 4ε. Above it, the closed forms lose accuracy by cancellation:
+//! Below its cut-off each series is truncated so that the first omitted term (γ: the
+//! tail) is below ε/16 there (`Real::SERIES_*`), and Horner's rule adds ~2ε: bound 4ε.
+//! Above it, the closed forms lose accuracy by cancellation (the cut-offs sit where this
+//! is a few ε; the bounds below hold at any θ):
 //! * sinc = sin θ/θ and α = ½(sin(θ/2)/(θ/2))²: no cancellation, 4ε;
 //! * β = (θ − sin θ)/θ³: θ − sin θ ≈ θ³/6 carries the absolute error ≈ εθ of sin θ,
 //!   i.e. a relative error 6ε/θ²; bound 8ε + 12ε/θ² (a factor 2 of margin on the
@@ -37,10 +41,8 @@
 //! These are upper bounds (a factor 2 of margin on each cancellation term, worst-case
 //! rounding); the errors measured on the grid below are at least 3× smaller everywhere
 //! (`[lie-report]` lines), and far smaller near the cut-off.
-//! At the f64 cut-off 0.1 the last bound is 8e-10 relative: the closed form of β'/θ is
-//! the least accurate coefficient there (measured ≤ 2.2e-13 relative on the grid). It
-//! only enters the contraction through a term of size |β'/θ|·|θ|³|w| ≈ 1.7e-5|w|, so its
-//! absolute effect on the contraction is below ε|w|; the matrix checks below confirm that.
+//! α'/θ and β'/θ use their series on all of [0, π] (cut-off 3.2 rad), so their
+//! closed-form bounds only apply above π.
 //!
 //! A jump across the cut-off is then bounded by the sum of the two sides' bounds: the
 //! test checks `|f(x₊) − f(x₋) − (ref(x₊) − ref(x₋))| ≤ (bound(x₋) + bound(x₊))·|ref|`,
@@ -201,9 +203,21 @@ impl Coef {
         }
     }
 
+    /// The angle (rad) below which the library uses this function's series.
+    fn cutoff<T: Real>(self) -> f64 {
+        match self {
+            Coef::Sinc => T::SERIES_SINC.cutoff,
+            Coef::Alpha => T::SERIES_ALPHA.cutoff,
+            Coef::Beta => T::SERIES_BETA.cutoff,
+            Coef::Gamma => T::SERIES_GAMMA_INV.cutoff,
+            Coef::AlphaPrime => T::SERIES_ALPHA_PRIME.cutoff,
+            Coef::BetaPrime => T::SERIES_BETA_PRIME.cutoff,
+        }
+    }
+
     /// Relative accuracy bound (in units of ε) of the library's value at `t` (module docs).
     fn bound_in_eps<T: Real>(self, t: f64) -> f64 {
-        if t < Real::to_f64(T::series_cutoff()) {
+        if t < Real::to_f64(c::<T>(self.cutoff::<T>())) {
             return 4.0;
         }
         let t2 = t * t;
@@ -268,6 +282,17 @@ fn ulps<T: Real>(x: T, k: i64) -> T {
     }
 }
 
+/// The distinct series cut-offs of the six coefficient functions, as T, ascending, that
+/// the f64 references here can check: all in f32, those ≤ 1.5 rad in f64 (above 1.5 the
+/// f64 reference is a closed form, not more accurate than the library's f64 value).
+fn cutoffs<T: Real>() -> Vec<T> {
+    let top = if T::NAME == "f32" { f64::INFINITY } else { 1.5 };
+    let mut v: Vec<f64> = COEFS.iter().map(|cf| cf.cutoff::<T>()).collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.into_iter().filter(|&x| x <= top).map(c::<T>).collect()
+}
+
 /// Pairs (x₋, x₊) straddling `x0` (x₊ ≥ x0 > x₋): 1..4 ulps on each side, and x0·(1 ∓ 1e-6).
 fn straddle<T: Real>(x0: T) -> Vec<(T, T)> {
     let mut v: Vec<(T, T)> = (1..=4).map(|k| (ulps(x0, -k), ulps(x0, k - 1))).collect();
@@ -282,18 +307,19 @@ const W: [f64; 3] = [0.7, -1.3, 0.4];
 // =======================================================================================
 
 fn check_coefficient_accuracy<T: Real>(t: &Tracker) -> CheckResult {
-    let cutoff = Real::to_f64(T::series_cutoff());
     // f64: only where the reference is more accurate than the code (θ ≤ 1.5);
     // f32: up to 3 rad (sinc stays away from its zero at π).
     let top = if T::NAME == "f32" { 3.0 } else { 1.5 };
     let mut grid: Vec<f64> = vec![0.0];
     grid.extend((0..=44).map(|i| 10f64.powf(-12.0 + 0.25 * f64::from(i))));
     grid.extend((1..=300).map(|i| f64::from(i) * 0.01));
-    grid.extend(
-        straddle(T::series_cutoff())
-            .iter()
-            .flat_map(|(a, b)| [Real::to_f64(*a), Real::to_f64(*b)]),
-    );
+    for x0 in cutoffs::<T>() {
+        grid.extend(
+            straddle(x0)
+                .iter()
+                .flat_map(|(a, b)| [Real::to_f64(*a), Real::to_f64(*b)]),
+        );
+    }
     for &x in grid.iter().filter(|&&x| x <= top) {
         let xt = c::<T>(x);
         let xf = Real::to_f64(xt);
@@ -302,7 +328,7 @@ fn check_coefficient_accuracy<T: Real>(t: &Tracker) -> CheckResult {
             let want = cf.reference(xf);
             let rel = (got - want).abs() / want.abs();
             t.check(
-                cf.label(xf < cutoff),
+                cf.label(xf < Real::to_f64(c::<T>(cf.cutoff::<T>()))),
                 rel,
                 cf.bound_in_eps::<T>(xf) * eps::<T>(),
             )
@@ -334,9 +360,13 @@ scalar_fixed_tests! { check_coefficient_accuracy;
 }
 
 fn check_series_cutoff_continuity_scalars<T: Real>(t: &Tracker) -> CheckResult {
-    for (lo, hi) in straddle(T::series_cutoff()) {
-        let (lf, hf) = (Real::to_f64(lo), Real::to_f64(hi));
-        for cf in COEFS {
+    for cf in COEFS {
+        let x0 = c::<T>(cf.cutoff::<T>());
+        if !cutoffs::<T>().contains(&x0) {
+            continue;
+        }
+        for (lo, hi) in straddle(x0) {
+            let (lf, hf) = (Real::to_f64(lo), Real::to_f64(hi));
             let jump = Real::to_f64(cf.eval(hi)) - Real::to_f64(cf.eval(lo));
             let true_change = cf.reference(hf) - cf.reference(lf);
             let scale = cf.reference(hf).abs();
@@ -421,7 +451,7 @@ fn check_series_cutoff_continuity_matrices<T: Real>(t: &Tracker) -> CheckResult 
     let labels = ["Γ jump", "Γ⁻¹ jump", "Exp jump", "contraction jump"];
     let w = V::from(W);
     for a in named_axes() {
-        for (lo, hi) in straddle(T::series_cutoff()) {
+        for (lo, hi) in cutoffs::<T>().into_iter().flat_map(straddle) {
             let (m_lo, b_lo) = matrices_at::<T>(t, lo, &a)?;
             let (m_hi, b_hi) = matrices_at::<T>(t, hi, &a)?;
             let (thl, thh) = (vf(&(v3::<T>(&a) * lo)), vf(&(v3::<T>(&a) * hi)));
@@ -450,10 +480,11 @@ scalar_fixed_tests! { check_series_cutoff_continuity_matrices;
 }
 
 /// The group Exp (and Log back) across the cut-off: the matrix Exp switches series at
-/// |θ| = cut-off, the quaternion Exp at |θ|/2 = cut-off.
+/// |θ| = the sinc and α cut-offs, the quaternion Exp at |θ|/2 = the sinc cut-off.
 fn check_exp_continuity_at_cutoff<T: Real, G: LieGroup<T>>(t: &Tracker) -> CheckResult {
     let two = c::<T>(2.0);
-    for x0 in [T::series_cutoff(), T::series_cutoff() * two] {
+    let sinc_cut = c::<T>(T::SERIES_SINC.cutoff);
+    for x0 in [sinc_cut, sinc_cut * two, c::<T>(T::SERIES_ALPHA.cutoff)] {
         for a in named_axes() {
             for (lo, hi) in straddle(x0) {
                 let (thl, thh) = (v3::<T>(&a) * lo, v3::<T>(&a) * hi);
@@ -962,13 +993,13 @@ fn check_never_nan_sweep<T: Real, G: LieGroup<T>>(t: &Tracker) -> CheckResult {
         angles.push(c::<T>(10f64.powf(k)));
         k += 0.25;
     }
-    for x0 in [
-        T::series_cutoff(),
-        T::series_cutoff() * c::<T>(2.0),
-        T::pi() - T::log_pi_window(),
-        T::pi(),
-        T::pi() * c::<T>(2.0),
-    ] {
+    let mut boundaries: Vec<T> = COEFS.iter().map(|cf| c::<T>(cf.cutoff::<T>())).collect();
+    boundaries.push(c::<T>(T::SERIES_SINC.cutoff * 2.0));
+    for x0 in
+        boundaries
+            .into_iter()
+            .chain([T::pi() - T::log_pi_window(), T::pi(), T::pi() * c::<T>(2.0)])
+    {
         for (a, b) in straddle(x0) {
             angles.push(a);
             angles.push(b);

@@ -7,6 +7,30 @@
 
 use nalgebra::RealField;
 
+/// Where one coefficient function of [`crate::lie::so3`] switches from its Taylor series
+/// (used for |θ| < `cutoff`) to its closed form, and how many series terms it sums.
+///
+/// Each function gets its own pair: the cut-off sits where the closed form's
+/// cancellation has become small (its sum of magnitudes over its result ≲ 5, so a few ε),
+/// and `terms` is the smallest count whose first omitted term (for γ, whose series has
+/// positive terms, the whole tail) is below ε/16 relative at the cut-off. Horner's rule
+/// on the truncated series then adds ≤ ~1.5ε (measured), and every coefficient is within
+/// a few ε of its exact value on [0, π].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeriesCut {
+    /// Angle (rad): the series is used for |θ| below it, the closed form at and above.
+    pub cutoff: f64,
+    /// Number of series terms summed (in powers of θ²).
+    pub terms: usize,
+}
+
+impl SeriesCut {
+    /// A cut-off (rad) and a number of terms.
+    pub const fn new(cutoff: f64, terms: usize) -> Self {
+        Self { cutoff, terms }
+    }
+}
+
 /// A floating-point scalar usable by every type in this crate: `f32` or `f64`.
 ///
 /// This is `nalgebra::RealField + Copy` (simba 0.10) plus constants whose right value
@@ -15,14 +39,19 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     /// Short name used in outputs (`"f32"` or `"f64"`).
     const NAME: &'static str;
 
-    /// Angle (rad) below which the coefficient functions of Exp, Γ, Γ⁻¹ and ∂Γ/∂θ
-    /// (module [`crate::lie::so3`]) switch from their closed forms to Taylor series.
-    ///
-    /// Every series is kept to five terms, so its truncation error at angle θ is bounded
-    /// by the sixth term; the closed forms lose relative accuracy like c·ε/θ² (c ≤ 180,
-    /// worst for ∂β/∂θ) because of cancellation. The cut-off sits where the series
-    /// truncation is still below ε while the closed forms have become accurate.
-    fn series_cutoff() -> Self;
+    /// Series cut-off and length for [`crate::lie::so3::sinc`] (sin θ/θ).
+    const SERIES_SINC: SeriesCut;
+    /// Series cut-off and length for [`crate::lie::so3::alpha`] ((1 − cos θ)/θ²).
+    const SERIES_ALPHA: SeriesCut;
+    /// Series cut-off and length for [`crate::lie::so3::beta`] ((θ − sin θ)/θ³).
+    const SERIES_BETA: SeriesCut;
+    /// Series cut-off and length for [`crate::lie::so3::gamma_inv_coeff`]
+    /// (1/θ² − (1 + cos θ)/(2θ sin θ)).
+    const SERIES_GAMMA_INV: SeriesCut;
+    /// Series cut-off and length for [`crate::lie::so3::alpha_prime_over_theta`].
+    const SERIES_ALPHA_PRIME: SeriesCut;
+    /// Series cut-off and length for [`crate::lie::so3::beta_prime_over_theta`].
+    const SERIES_BETA_PRIME: SeriesCut;
 
     /// Half-width (rad) of the window below π in which the matrix Log takes the rotation
     /// axis from the symmetric part of R instead of its skew part. The skew part carries
@@ -50,11 +79,27 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
 
 impl Real for f64 {
     const NAME: &'static str = "f64";
-    /// 0.1 rad: the sixth series term is below 1e-16 relative for every coefficient at
-    /// 0.1, and the closed forms lose at most 180·ε/0.01 ≈ 4e-12 just above it.
-    fn series_cutoff() -> Self {
-        0.1
-    }
+    /// No cancellation in sin θ/θ; the series only avoids 0/0. First omitted term at
+    /// 0.1: θ¹⁰/11! = 2.5e-18 = 0.011ε relative.
+    const SERIES_SINC: SeriesCut = SeriesCut::new(0.1, 5);
+    /// No cancellation in ½(sin(θ/2)/(θ/2))²; the series only avoids 0/0. First omitted
+    /// term at 0.1: θ¹⁰/12! = 4.2e-19 = 0.002ε relative.
+    const SERIES_ALPHA: SeriesCut = SeriesCut::new(0.1, 5);
+    /// θ − sin θ cancels: (θ + |sin θ|)/(θ − sin θ) is 5.0 at 1.5 rad and grows like
+    /// 12/θ² below; at 1.5 the closed form is good to ~2ε (measured ≤ 1.4ε). First
+    /// omitted term at 1.5: θ²⁰/23! = 0.004ε relative.
+    const SERIES_BETA: SeriesCut = SeriesCut::new(1.5, 10);
+    /// 1/θ² − cot(θ/2)/(2θ) cancels by a factor (sum of magnitudes / result) of 2.4 at
+    /// 2.5 rad, 4.6 at 2 and ~24/θ² below. The series has positive terms with ratio
+    /// → (θ/2π)² ≤ 0.16 at 2.5; the tail after 21 terms is ≤ 0.045ε relative there.
+    const SERIES_GAMMA_INV: SeriesCut = SeriesCut::new(2.5, 21);
+    /// (sin θ/θ − 2α)/θ² cancels by a factor > 2 everywhere below ~2.6 rad (~24/θ² near
+    /// 0), so the series covers all of [0, π]; at 3.2 it has no cancellation. First
+    /// omitted term at 3.2: 0.002ε relative.
+    const SERIES_ALPHA_PRIME: SeriesCut = SeriesCut::new(3.2, 14);
+    /// (α − 3β)/θ² cancels by a factor ≥ 4.7 on all of [0, 3.2] (~60/θ² near 0), so
+    /// the series covers all of [0, π]. First omitted term at 3.2: 0.02ε relative.
+    const SERIES_BETA_PRIME: SeriesCut = SeriesCut::new(3.2, 13);
     /// 0.5 rad: outside it the skew-part axis is accurate to ε/sin(π−0.5) ≈ 2ε.
     fn log_pi_window() -> Self {
         0.5
@@ -65,8 +110,7 @@ impl Real for f64 {
         1e-5
     }
     /// (h² + ε/h) ≈ 1.2e-10 at unit curvature; third derivatives of Log grow like
-    /// 1/(π−θ)² near π, and 1e-7 held over 10⁶ random cases with θ ≤ π − 1e-3
-    /// (shared/design/FACTS.md).
+    /// 1/(π−θ)² near π, and 1e-7 held over 10⁶ random cases with θ ≤ π − 1e-3.
     fn fd_tolerance() -> Self {
         1e-7
     }
@@ -85,13 +129,22 @@ impl Real for f64 {
 
 impl Real for f32 {
     const NAME: &'static str = "f32";
-    /// 1.0 rad: the sixth series term is below 1.2e-7 (= ε) relative for every
-    /// coefficient at 1.0, while the closed form of ∂β/∂θ would lose up to
-    /// 180·ε/θ⁴ (3e-4 at θ = 0.5) below it.
-    fn series_cutoff() -> Self {
-        1.0
-    }
-    /// 0.5 rad, as for f64; a 1e-2 window left 4e-6 errors in f32 (FACTS.md).
+    /// As for f64 (no cancellation); 1.0 rad because the f32 series is short. First
+    /// omitted term at 1.0: 1/13! = 0.002ε relative.
+    const SERIES_SINC: SeriesCut = SeriesCut::new(1.0, 6);
+    /// As for f64. First omitted term at 1.0: 1/12! = 0.04ε relative.
+    const SERIES_ALPHA: SeriesCut = SeriesCut::new(1.0, 5);
+    /// As for f64 (cancellation factor 5.0 at 1.5 rad). First omitted term at 1.5:
+    /// θ¹²/15! = 0.006ε relative.
+    const SERIES_BETA: SeriesCut = SeriesCut::new(1.5, 6);
+    /// As for f64 (cancellation factor 2.4 at 2.5 rad). Tail after 10 terms at 2.5:
+    /// ≤ 0.053ε relative.
+    const SERIES_GAMMA_INV: SeriesCut = SeriesCut::new(2.5, 10);
+    /// As for f64. First omitted term at 3.2: 0.005ε relative.
+    const SERIES_ALPHA_PRIME: SeriesCut = SeriesCut::new(3.2, 9);
+    /// As for f64. First omitted term at 3.2: 0.04ε relative.
+    const SERIES_BETA_PRIME: SeriesCut = SeriesCut::new(3.2, 8);
+    /// 0.5 rad, as for f64; a 1e-2 window left 4e-6 errors in f32.
     fn log_pi_window() -> Self {
         0.5
     }
@@ -103,7 +156,7 @@ impl Real for f32 {
     }
     /// 2e-3 ≈ 16·ε/h: the round-off term of a central difference, times the
     /// conditioning of the functions checked; held over 10⁶ random cases with
-    /// θ ≤ π − 1e-3 (FACTS.md).
+    /// θ ≤ π − 1e-3.
     fn fd_tolerance() -> Self {
         2e-3
     }

@@ -5,18 +5,21 @@
 //! tangent vectors, `R ⊞ θ = R·Exp(θ)`, `R₁ ⊟ R₂ = Log(R₂ᵀR₁)`. All angles in radians.
 //!
 //! # Accuracy
-//! Each function of |θ| that appears below has a closed form and a Taylor series; the
-//! series is used below [`Real::series_cutoff`] (0.1 rad in f64, 1.0 rad in f32; the
-//! choice is justified on those constants). The closed forms are written to avoid
-//! cancellation where possible: (1 − cos θ)/θ² is evaluated as ½·(sin(θ/2)/(θ/2))² and
-//! (1 + cos θ)/(2θ sin θ) as cot(θ/2)/(2θ), which has no 0/0 at θ = π.
+//! Each function of |θ| that appears below has a closed form and a Taylor series. Each
+//! uses its own series cut-off and number of terms ([`Real::SERIES_SINC`] and the other
+//! `SERIES_*` constants, justified there): the series is used wherever the closed form
+//! would lose digits to cancellation, which for α'/θ and β'/θ is all of [0, π]. Every
+//! coefficient is within a few ε (relative) of its exact value on [0, π] in f32 and f64
+//! (`tests/lie_coefficients.rs`). The closed forms avoid cancellation where possible:
+//! (1 − cos θ)/θ² is evaluated as ½·(sin(θ/2)/(θ/2))² and (1 + cos θ)/(2θ sin θ) as
+//! cot(θ/2)/(2θ), which has no 0/0 at θ = π.
 //!
 //! The matrix Log uses θ = atan2(|s|, (tr R − 1)/2) with s the axial vector of the skew
 //! part (never `acos`, which loses half the digits near 0 and π), and within
 //! [`Real::log_pi_window`] of π takes the axis from the symmetric part of R, with its
 //! sign from s. It never returns NaN for a finite rotation matrix.
 
-use super::real::{c, Real};
+use super::real::{c, Real, SeriesCut};
 use nalgebra::{Matrix3, Vector3};
 
 /// Hat map (2): ℝ³ → so(3), `hat(ω)·v = ω × v`. Returns the 3×3 skew-symmetric matrix.
@@ -41,136 +44,166 @@ pub fn vee<T: Real>(m: &Matrix3<T>) -> Vector3<T> {
     )
 }
 
+/// Horner's rule in θ² on the first `cut.terms` of `coeffs` (the series coefficients of
+/// θ⁰, θ², θ⁴, …), or `None` when |θ| ≥ `cut.cutoff` and the closed form is to be used.
 #[inline(always)]
-fn horner<T: Real>(x2: T, coeffs: &[f64]) -> T {
+fn series<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
+    if theta.abs() >= c::<T>(cut.cutoff) {
+        return None;
+    }
+    let x2 = theta * theta;
     let mut acc = T::zero();
-    for &k in coeffs.iter().rev() {
+    for &k in coeffs[..cut.terms].iter().rev() {
         acc = acc * x2 + c::<T>(k);
     }
-    acc
+    Some(acc)
 }
 
-/// sin θ / θ (the Exp coefficient of θ̂ in (6)). Series below the cut-off.
+// Series coefficients (of θ⁰, θ², θ⁴, …), from the Taylor expansions of the definitions:
+// sin θ = Σ (−1)ᵏ θ²ᵏ⁺¹/(2k+1)! and cos θ = Σ (−1)ᵏ θ²ᵏ/(2k)! give
+//   sinc  = Σₖ (−1)ᵏ θ²ᵏ/(2k+1)!,   α = Σₖ (−1)ᵏ θ²ᵏ/(2k+2)!,   β = Σₖ (−1)ᵏ θ²ᵏ/(2k+3)!;
+// differentiating α = Σ aₖθ²ᵏ term by term, α'/θ = Σₖ≥₁ 2k·aₖ θ²ᵏ⁻², and likewise β'/θ;
+// (θ/2)·cot(θ/2) = Σₙ≥₀ B₂ₙ θ²ⁿ/(2n)! (Bernoulli numbers, (−1)ⁿ⁺¹B₂ₙ > 0 for n ≥ 1) gives
+//   γ = (1 − (θ/2)cot(θ/2))/θ² = Σₙ≥₁ |B₂ₙ| θ²ⁿ⁻²/(2n)!.
+// Each table holds at least as many terms as the longest `SeriesCut::terms` using it; the
+// values are the f64 nearest the exact rationals.
+const SINC_SERIES: [f64; 6] = [
+    1.0,
+    -0.16666666666666666,
+    0.008333333333333333,
+    -0.0001984126984126984,
+    2.7557319223985893e-06,
+    -2.505210838544172e-08,
+];
+const ALPHA_SERIES: [f64; 5] = [
+    0.5,
+    -0.041666666666666664,
+    0.001388888888888889,
+    -2.48015873015873e-05,
+    2.755731922398589e-07,
+];
+const BETA_SERIES: [f64; 10] = [
+    0.16666666666666666,
+    -0.008333333333333333,
+    0.0001984126984126984,
+    -2.7557319223985893e-06,
+    2.505210838544172e-08,
+    -1.6059043836821613e-10,
+    7.647163731819816e-13,
+    -2.8114572543455206e-15,
+    8.22063524662433e-18,
+    -1.9572941063391263e-20,
+];
+const GAMMA_INV_SERIES: [f64; 21] = [
+    0.08333333333333333,
+    0.001388888888888889,
+    3.306878306878307e-05,
+    8.267195767195768e-07,
+    2.08767569878681e-08,
+    5.284190138687493e-10,
+    1.3382536530684679e-11,
+    3.3896802963225827e-13,
+    8.586062056277845e-15,
+    2.174868698558062e-16,
+    5.5090028283602295e-18,
+    1.3954464685812522e-19,
+    3.534707039629467e-21,
+    8.953517427037546e-23,
+    2.267952452337683e-24,
+    5.744790668872202e-26,
+    1.455172475614865e-27,
+    3.6859949406653103e-29,
+    9.336734257095045e-31,
+    2.36502241570063e-32,
+    5.990671762482134e-34,
+];
+const ALPHA_PRIME_SERIES: [f64; 14] = [
+    -0.08333333333333333,
+    0.005555555555555556,
+    -0.00014880952380952382,
+    2.204585537918871e-06,
+    -2.08767569878681e-08,
+    1.376489471727567e-10,
+    -6.691268265342339e-13,
+    2.499073114973796e-15,
+    -7.398571721961897e-18,
+    1.7793582784901146e-20,
+    -3.54582265641146e-23,
+    5.951031031739514e-26,
+    -8.527712016381578e-29,
+    1.0555965360684537e-31,
+];
+const BETA_PRIME_SERIES: [f64; 13] = [
+    -0.016666666666666666,
+    0.0007936507936507937,
+    -1.6534391534391536e-05,
+    2.0041686708353376e-07,
+    -1.6059043836821615e-09,
+    9.17659647818378e-12,
+    -3.936040156083729e-14,
+    1.3153016394598927e-16,
+    -3.523129391410427e-19,
+    7.736340341261368e-22,
+    -1.4183290625645841e-24,
+    2.204085567310931e-27,
+    -2.9405903504764064e-30,
+];
+
+/// sin θ / θ (the Exp coefficient of θ̂ in (6)). Series below [`Real::SERIES_SINC`].
 #[inline]
 pub fn sinc<T: Real>(theta: T) -> T {
-    if theta.abs() < T::series_cutoff() {
-        horner(
-            theta * theta,
-            &[
-                1.0,
-                -1.0 / 6.0,
-                1.0 / 120.0,
-                -1.0 / 5040.0,
-                1.0 / 362880.0,
-                -1.0 / 39916800.0,
-            ],
-        )
-    } else {
-        theta.sin() / theta
-    }
+    series(theta, T::SERIES_SINC, &SINC_SERIES).unwrap_or_else(|| theta.sin() / theta)
 }
 
 /// α(θ) = (1 − cos θ)/θ² (the Exp coefficient of θ̂² in (6), and of −θ̂ in Γ (25)).
+///
+/// Closed form ½·(sin(θ/2)/(θ/2))², series below [`Real::SERIES_ALPHA`].
 #[inline]
 pub fn alpha<T: Real>(theta: T) -> T {
-    if theta.abs() < T::series_cutoff() {
-        horner(
-            theta * theta,
-            &[
-                0.5,
-                -1.0 / 24.0,
-                1.0 / 720.0,
-                -1.0 / 40320.0,
-                1.0 / 3628800.0,
-                -1.0 / 479001600.0,
-            ],
-        )
-    } else {
+    series(theta, T::SERIES_ALPHA, &ALPHA_SERIES).unwrap_or_else(|| {
         let h = theta * c::<T>(0.5);
         let s = h.sin() / h;
         c::<T>(0.5) * s * s
-    }
+    })
 }
 
-/// β(θ) = (θ − sin θ)/θ³ (the coefficient of θ̂² in Γ (25)).
+/// β(θ) = (θ − sin θ)/θ³ (the coefficient of θ̂² in Γ (25)). Series below
+/// [`Real::SERIES_BETA`].
 #[inline]
 pub fn beta<T: Real>(theta: T) -> T {
-    if theta.abs() < T::series_cutoff() {
-        horner(
-            theta * theta,
-            &[
-                1.0 / 6.0,
-                -1.0 / 120.0,
-                1.0 / 5040.0,
-                -1.0 / 362880.0,
-                1.0 / 39916800.0,
-                -1.0 / 6227020800.0,
-            ],
-        )
-    } else {
-        (theta - theta.sin()) / (theta * theta * theta)
-    }
+    series(theta, T::SERIES_BETA, &BETA_SERIES)
+        .unwrap_or_else(|| (theta - theta.sin()) / (theta * theta * theta))
 }
 
 /// γ(θ) = 1/θ² − (1 + cos θ)/(2θ sin θ), the coefficient of θ̂² in Γ⁻¹ (27).
 ///
-/// Evaluated as 1/θ² − cot(θ/2)/(2θ), which is finite at θ = π (γ(π) = 1/π²). Singular
-/// at |θ| = 2π, where Γ is not invertible; Log never returns |θ| > π.
+/// Series below [`Real::SERIES_GAMMA_INV`]; above, evaluated as 1/θ² − cot(θ/2)/(2θ),
+/// which is finite at θ = π (γ(π) = 1/π²). Singular at |θ| = 2π, where Γ is not
+/// invertible; Log never returns |θ| > π.
 #[inline]
 pub fn gamma_inv_coeff<T: Real>(theta: T) -> T {
-    if theta.abs() < T::series_cutoff() {
-        horner(
-            theta * theta,
-            &[
-                1.0 / 12.0,
-                1.0 / 720.0,
-                1.0 / 30240.0,
-                1.0 / 1209600.0,
-                1.0 / 47900160.0,
-            ],
-        )
-    } else {
+    series(theta, T::SERIES_GAMMA_INV, &GAMMA_INV_SERIES).unwrap_or_else(|| {
         let h = theta * c::<T>(0.5);
         T::one() / (theta * theta) - h.cos() / (c::<T>(2.0) * theta * h.sin())
-    }
+    })
 }
 
 /// α'(θ)/θ where α is [`alpha`]: (sin θ/θ − 2α)/θ². Finite at 0 (−1/12).
+///
+/// Series below [`Real::SERIES_ALPHA_PRIME`] (all of [0, π]).
 #[inline]
 pub fn alpha_prime_over_theta<T: Real>(theta: T) -> T {
-    if theta.abs() < T::series_cutoff() {
-        horner(
-            theta * theta,
-            &[
-                -1.0 / 12.0,
-                1.0 / 180.0,
-                -1.0 / 6720.0,
-                1.0 / 453600.0,
-                -1.0 / 47900160.0,
-            ],
-        )
-    } else {
-        (sinc(theta) - c::<T>(2.0) * alpha(theta)) / (theta * theta)
-    }
+    series(theta, T::SERIES_ALPHA_PRIME, &ALPHA_PRIME_SERIES)
+        .unwrap_or_else(|| (sinc(theta) - c::<T>(2.0) * alpha(theta)) / (theta * theta))
 }
 
 /// β'(θ)/θ where β is [`beta`]: (α − 3β)/θ². Finite at 0 (−1/60).
+///
+/// Series below [`Real::SERIES_BETA_PRIME`] (all of [0, π]).
 #[inline]
 pub fn beta_prime_over_theta<T: Real>(theta: T) -> T {
-    if theta.abs() < T::series_cutoff() {
-        horner(
-            theta * theta,
-            &[
-                -1.0 / 60.0,
-                1.0 / 1260.0,
-                -1.0 / 60480.0,
-                1.0 / 4989600.0,
-                -1.0 / 622702080.0,
-            ],
-        )
-    } else {
-        (alpha(theta) - c::<T>(3.0) * beta(theta)) / (theta * theta)
-    }
+    series(theta, T::SERIES_BETA_PRIME, &BETA_PRIME_SERIES)
+        .unwrap_or_else(|| (alpha(theta) - c::<T>(3.0) * beta(theta)) / (theta * theta))
 }
 
 /// Exp (6) of a rotation vector θ (rad, any length) as a 3×3 rotation matrix
