@@ -76,8 +76,8 @@
 //! ([`Constraint::lambda_bounds`]) are checked like equality rows: C itself must be
 //! differentiable at the states checked.
 
-use super::body::{Body, BodyId};
-use super::constraint::{Constraint, ConstraintEval, MAX_BODIES, MAX_ROWS};
+use super::body::Body;
+use super::constraint::{Constraint, ConstraintEval};
 use super::error::XpbdError;
 use crate::lie::numdiff::{self, Pose};
 use crate::lie::real::c;
@@ -304,25 +304,11 @@ struct Setup<'a, T: Real, G: LieGroup<T>> {
 
 impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
     fn new(constraint: &'a dyn Constraint<T, G>, bodies: &[Body<T, G>]) -> Result<Self, XpbdError> {
-        let dim = constraint.dim();
-        if dim == 0 || dim > MAX_ROWS {
-            return Err(XpbdError::BadDimension {
-                constraint: constraint.name(),
-                dim,
-                max: MAX_ROWS,
-            });
-        }
-        let ids: [Option<BodyId>; MAX_BODIES] = constraint.bodies();
+        let (dim, slots) = super::constraint::checked_slots(constraint, bodies)?;
         let mut distinct: Vec<(usize, Vec<usize>)> = Vec::new();
-        for (slot, id) in ids.iter().enumerate() {
-            let Some(BodyId(b)) = *id else { continue };
-            let Some(body) = bodies.get(b) else {
-                return Err(XpbdError::UnknownBody {
-                    constraint: constraint.name(),
-                    body: b,
-                    count: bodies.len(),
-                });
-            };
+        for (slot, b) in slots.iter().enumerate() {
+            let Some(b) = *b else { continue };
+            let body = &bodies[b];
             let pose_finite = body.position.iter().all(|x| x.is_finite())
                 && body
                     .orientation

@@ -94,3 +94,37 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
         (-inf, inf)
     }
 }
+
+/// The checks every user of a constraint makes first: its dimension is in
+/// 1..=[`MAX_ROWS`] and every body it names is in `bodies`. Returns the dimension and
+/// the body index of each slot (`None` for the world).
+///
+/// # Errors
+/// [`XpbdError::BadDimension`] or [`XpbdError::UnknownBody`].
+pub(crate) fn checked_slots<T: Real, G: LieGroup<T>>(
+    constraint: &dyn Constraint<T, G>,
+    bodies: &[Body<T, G>],
+) -> Result<(usize, [Option<usize>; MAX_BODIES]), super::XpbdError> {
+    let dim = constraint.dim();
+    if dim == 0 || dim > MAX_ROWS {
+        return Err(super::XpbdError::BadDimension {
+            constraint: constraint.name(),
+            dim,
+            max: MAX_ROWS,
+        });
+    }
+    let mut slots = [None; MAX_BODIES];
+    for (k, id) in constraint.bodies().iter().enumerate() {
+        if let Some(BodyId(b)) = *id {
+            if b >= bodies.len() {
+                return Err(super::XpbdError::UnknownBody {
+                    constraint: constraint.name(),
+                    body: b,
+                    count: bodies.len(),
+                });
+            }
+            slots[k] = Some(b);
+        }
+    }
+    Ok((dim, slots))
+}

@@ -220,28 +220,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         &mut self,
         constraint: Box<dyn Constraint<T, G>>,
     ) -> Result<ConstraintId, XpbdError> {
-        let dim = constraint.dim();
-        if dim == 0 || dim > MAX_ROWS {
-            return Err(XpbdError::BadDimension {
-                constraint: constraint.name(),
-                dim,
-                max: MAX_ROWS,
-            });
-        }
-        let ids = constraint.bodies();
-        let mut bodies = [None; MAX_BODIES];
-        for (k, id) in ids.iter().enumerate() {
-            if let Some(BodyId(b)) = id {
-                if *b >= self.bodies.len() {
-                    return Err(XpbdError::UnknownBody {
-                        constraint: constraint.name(),
-                        body: *b,
-                        count: self.bodies.len(),
-                    });
-                }
-                bodies[k] = Some(*b);
-            }
-        }
+        let (dim, bodies) = super::constraint::checked_slots(constraint.as_ref(), &self.bodies)?;
         if !bodies.iter().flatten().any(|&b| !self.bodies[b].is_fixed()) {
             return Err(XpbdError::NoDynamicBody {
                 constraint: constraint.name(),
