@@ -43,4 +43,47 @@ pub enum LieError {
         /// The norm found.
         norm: f64,
     },
+    /// An operation on a list of rotations (e.g. a mean) was given none.
+    #[error("{what}: the list of rotations is empty")]
+    Empty {
+        /// Which operation (e.g. "mean").
+        what: &'static str,
+    },
+    /// Two lists that must have the same length do not.
+    #[error("{what}: {expected} rotations but {found} weights")]
+    LengthMismatch {
+        /// Which operation (e.g. "weighted mean").
+        what: &'static str,
+        /// Number of rotations.
+        expected: usize,
+        /// Number of weights.
+        found: usize,
+    },
+    /// A weight is negative, NaN or infinite, or all weights are zero.
+    #[error("weight {index} is {value}: weights must be finite and >= 0, with a positive sum")]
+    InvalidWeight {
+        /// Index of the offending weight (the last index if only the sum is zero).
+        index: usize,
+        /// Its value.
+        value: f64,
+    },
+    /// An iteration did not converge (e.g. the mean of rotations spread over more than a
+    /// hemisphere of SO(3), where the mean is not unique).
+    #[error("{what} did not converge in {iterations} iterations (last step {step:e} rad)")]
+    NotConverged {
+        /// Which operation (e.g. "mean").
+        what: &'static str,
+        /// Iterations done.
+        iterations: usize,
+        /// Size of the last update, rad.
+        step: f64,
+    },
+    /// A quaternion that must be a unit quaternion has a norm too far from 1.
+    #[error("quaternion has norm {norm}, not 1 within {tolerance:e}")]
+    NotUnit {
+        /// The norm found.
+        norm: f64,
+        /// The tolerance it was checked against.
+        tolerance: f64,
+    },
 }

@@ -1,9 +1,11 @@
 //! The [`LieGroup`] trait: one interface to SO(3), whatever the representation.
 
 use super::error::LieError;
+use super::mean;
 use super::real::Real;
 use super::so3;
 use nalgebra::{Matrix3, Quaternion, Vector3};
+use rand::Rng;
 use std::fmt::Debug;
 
 /// A representation of the rotation group SO(3) (paper Section 3), with the body-frame
@@ -170,6 +172,179 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     #[inline]
     fn jacobian_log(&self) -> Matrix3<T> {
         so3::right_jacobian_inv(&self.log())
+    }
+
+    /// `D_p(R p) = R` (3×3): the derivative of [`Self::act`] with respect to the point.
+    #[inline]
+    fn jacobian_act_point(&self) -> Matrix3<T> {
+        self.to_matrix()
+    }
+
+    /// `D_p(Rᵀ p) = Rᵀ` (3×3): the derivative of [`Self::act_inv`] with respect to the
+    /// point.
+    #[inline]
+    fn jacobian_act_inv_point(&self) -> Matrix3<T> {
+        self.to_matrix().transpose()
+    }
+
+    // ---------------------------------------------------------------- adjoint, between
+
+    /// The adjoint Ad(R) (3×3): `R·Exp(θ) = Exp(Ad(R)·θ)·R`, which moves a body-frame
+    /// tangent vector to the world frame. For SO(3), `Ad(R) = R`.
+    #[inline]
+    fn adjoint(&self) -> Matrix3<T> {
+        self.to_matrix()
+    }
+
+    /// `between(R₁, R₂) = R₁⁻¹·R₂`: the rotation of frame 2 seen in frame 1 (`self = R₁`).
+    #[inline]
+    fn between(&self, other: &Self) -> Self {
+        self.inverse().compose(other)
+    }
+
+    /// `D_{R₁}(R₁⁻¹R₂) = −(R₁⁻¹R₂)ᵀ = −R₂ᵀR₁` (3×3), with `self = R₁`
+    /// (`proofs/jacobian_between.md`).
+    #[inline]
+    fn jacobian_between_lhs(&self, other: &Self) -> Matrix3<T> {
+        -(other.to_matrix().transpose() * self.to_matrix())
+    }
+
+    /// `D_{R₂}(R₁⁻¹R₂) = I` (3×3), with `self = R₁` (`proofs/jacobian_between.md`).
+    #[inline]
+    fn jacobian_between_rhs(&self, _other: &Self) -> Matrix3<T> {
+        Matrix3::identity()
+    }
+
+    // ------------------------------------------------- left (world-frame) boxplus/boxminus
+
+    /// Left (world-frame) boxplus: `Exp(θ)·self`, θ a world-frame rotation vector (rad).
+    /// Satisfies `self.boxplus_left(θ) = self.boxplus(Rᵀθ)`.
+    #[doc(alias = "lplus")]
+    #[inline]
+    fn boxplus_left(&self, theta: &Vector3<T>) -> Self {
+        Self::exp(theta).compose(self)
+    }
+
+    /// Left (world-frame) boxminus: `Log(self·otherᵀ)` (rad, world frame). Satisfies
+    /// `other.boxplus_left(self.boxminus_left(other)) = self`.
+    #[doc(alias = "lminus")]
+    #[inline]
+    fn boxminus_left(&self, other: &Self) -> Vector3<T> {
+        self.compose(&other.inverse()).log()
+    }
+
+    /// `D_R(Exp(θ)·R) = I` (3×3), with `self = R`, body-frame perturbations of R and of
+    /// the result (`proofs/jacobian_boxplus_left.md`).
+    #[inline]
+    fn jacobian_boxplus_left_lhs(&self, _theta: &Vector3<T>) -> Matrix3<T> {
+        Matrix3::identity()
+    }
+
+    /// `D_θ(Exp(θ)·R) = Rᵀ·Γ(θ)` (3×3), with `self = R`; the result is perturbed in its
+    /// body frame (`proofs/jacobian_boxplus_left.md`).
+    #[inline]
+    fn jacobian_boxplus_left_rhs(&self, theta: &Vector3<T>) -> Matrix3<T> {
+        self.to_matrix().transpose() * so3::right_jacobian(theta)
+    }
+
+    /// `D_{R₁} Log(R₁R₂ᵀ) = Γ⁻¹(φ)·R₂` with `φ = R₁ ⊟ₗ R₂`, `self = R₁` (3×3)
+    /// (`proofs/jacobian_boxminus_left.md`).
+    #[inline]
+    fn jacobian_boxminus_left_lhs(&self, other: &Self) -> Matrix3<T> {
+        so3::right_jacobian_inv(&self.boxminus_left(other)) * other.to_matrix()
+    }
+
+    /// `D_{R₂} Log(R₁R₂ᵀ) = −Γ⁻¹(φ)·R₂` with `φ = R₁ ⊟ₗ R₂`, `self = R₁` (3×3)
+    /// (`proofs/jacobian_boxminus_left.md`).
+    #[inline]
+    fn jacobian_boxminus_left_rhs(&self, other: &Self) -> Matrix3<T> {
+        -(so3::right_jacobian_inv(&self.boxminus_left(other)) * other.to_matrix())
+    }
+
+    // ---------------------------------------------------------------------- interpolation
+
+    /// Geodesic interpolation `self ⊞ t·(other ⊟ self)`: `self` at t = 0, `other` at
+    /// t = 1, constant angular speed in between; any t extrapolates along the same
+    /// geodesic. The rotation interpolation of the rods with linear bases, (99)–(100).
+    ///
+    /// Never NaN for finite inputs, including identical and nearly identical rotations
+    /// (the difference is then 0 or tiny and Exp/Log take their series). When the two
+    /// rotations are exactly π apart the geodesic is not unique; the one through
+    /// `other ⊟ self` as returned by Log is used.
+    #[doc(alias = "slerp")]
+    #[inline]
+    fn interpolate(&self, other: &Self, t: T) -> Self {
+        self.boxplus(&(other.boxminus(self) * t))
+    }
+
+    /// `D_a interpolate(a, b, t) = Exp(tφ)ᵀ − t·Γ(tφ)·Γ⁻¹(φ)ᵀ` with `φ = b ⊟ a`,
+    /// `self = a` (3×3) (`proofs/jacobian_interpolate.md`).
+    #[inline]
+    fn jacobian_interpolate_lhs(&self, other: &Self, t: T) -> Matrix3<T> {
+        let phi = other.boxminus(self);
+        let tp = phi * t;
+        so3::exp_matrix(&tp).transpose()
+            - so3::right_jacobian(&tp) * so3::right_jacobian_inv(&phi).transpose() * t
+    }
+
+    /// `D_b interpolate(a, b, t) = t·Γ(tφ)·Γ⁻¹(φ)` with `φ = b ⊟ a`, `self = a` (3×3)
+    /// (`proofs/jacobian_interpolate.md`).
+    #[inline]
+    fn jacobian_interpolate_rhs(&self, other: &Self, t: T) -> Matrix3<T> {
+        let phi = other.boxminus(self);
+        so3::right_jacobian(&(phi * t)) * so3::right_jacobian_inv(&phi) * t
+    }
+
+    /// `∂ interpolate(a, b, t)/∂t = Γ(tφ)·φ` with `φ = b ⊟ a`, `self = a` (rad per unit
+    /// of t, in the body frame of the result) (`proofs/jacobian_interpolate.md`).
+    #[inline]
+    fn jacobian_interpolate_t(&self, other: &Self, t: T) -> Vector3<T> {
+        let phi = other.boxminus(self);
+        so3::right_jacobian(&(phi * t)) * phi
+    }
+
+    // ---------------------------------------------------------------------- mean, random
+
+    /// The bi-invariant (Karcher) mean of `rotations`: the rotation m minimising
+    /// Σ |rᵢ ⊟ m|², by the fixed-point iteration `m ← m ⊞ (1/n)·Σ (rᵢ ⊟ m)` from the
+    /// first rotation. See [`Self::weighted_mean`] for convergence and errors.
+    ///
+    /// # Errors
+    /// As [`Self::weighted_mean`].
+    fn mean(rotations: &[Self]) -> Result<Self, LieError> {
+        mean::weighted_mean(rotations, None)
+    }
+
+    /// The weighted bi-invariant (Karcher) mean: the rotation m minimising
+    /// Σ wᵢ |rᵢ ⊟ m|², by `m ← m ⊞ Σ wᵢ(rᵢ ⊟ m)/Σ wᵢ`, started at the rotation of largest
+    /// weight. The minimiser is unique and the iteration converges when the rotations
+    /// lie within a ball of radius π/2 (angle) about some rotation; it stops when the
+    /// update is at the round-off level (below 16·ε rad, or no longer shrinking below
+    /// √ε rad), within 100 iterations.
+    ///
+    /// # Errors
+    /// [`LieError::Empty`] for no rotations, [`LieError::LengthMismatch`] if the lengths
+    /// differ, [`LieError::InvalidWeight`] for a negative or non-finite weight or a zero
+    /// sum, [`LieError::NotConverged`] if the iteration does not settle (rotations spread
+    /// too widely for a unique mean).
+    fn weighted_mean(rotations: &[Self], weights: &[T]) -> Result<Self, LieError> {
+        mean::weighted_mean(rotations, Some(weights))
+    }
+
+    /// A rotation drawn uniformly (from the Haar measure of SO(3)) with `rng`, by
+    /// Shoemake's method (K. Shoemake, "Uniform random rotations", Graphics Gems III,
+    /// 1992): three uniform numbers in [0, 1) give a uniformly distributed unit
+    /// quaternion. Its angle θ has density (1 − cos θ)/π on [0, π], i.e.
+    /// P(angle ≤ θ) = (θ − sin θ)/π. Sampled in f64 and rounded to T.
+    fn random<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        let q = mean::shoemake(rng);
+        Self::from_quaternion(&Quaternion::new(
+            Real::cast(q[0]),
+            Real::cast(q[1]),
+            Real::cast(q[2]),
+            Real::cast(q[3]),
+        ))
+        .unwrap_or_else(|_| Self::identity())
     }
 }
 

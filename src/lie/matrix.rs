@@ -59,6 +59,32 @@ pub(crate) fn validate_rotation_matrix<T: Real>(m: &Matrix3<T>) -> Result<(), Li
     Ok(())
 }
 
+/// How far from 1 the norm of a stored unit quaternion may be (scene files, serialized
+/// poses) before it is normalised: tight enough to catch a typo, loose enough for
+/// values printed to 7 digits.
+pub const QUATERNION_NORM_TOLERANCE: f64 = 1e-6;
+
+/// Validates a quaternion that must already be a unit quaternion (norm within
+/// [`QUATERNION_NORM_TOLERANCE`] of 1), then normalises it.
+pub(crate) fn validate_unit_quaternion<T: Real>(
+    q: &Quaternion<T>,
+) -> Result<UnitQuaternion<T>, LieError> {
+    let u = validate_quaternion(q)?;
+    let n = q
+        .coords
+        .iter()
+        .map(|x| x.to_f64() * x.to_f64())
+        .sum::<f64>()
+        .sqrt();
+    if (n - 1.0).abs() > QUATERNION_NORM_TOLERANCE || !n.is_finite() {
+        return Err(LieError::NotUnit {
+            norm: n,
+            tolerance: QUATERNION_NORM_TOLERANCE,
+        });
+    }
+    Ok(u)
+}
+
 /// Validates and normalises a quaternion (shared by both representations).
 pub(crate) fn validate_quaternion<T: Real>(
     q: &Quaternion<T>,
@@ -163,5 +189,140 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
     #[inline]
     fn boxminus(&self, other: &Self) -> Vector3<T> {
         so3::log_matrix(&other.m.tr_mul(&self.m))
+    }
+}
+
+/// The angle between two rotations (rad, in [0, π]): |R₁ ⊟ R₂|.
+#[inline]
+pub(crate) fn angle_between<T: Real, G: LieGroup<T>>(a: &G, b: &G) -> T {
+    a.boxminus(b).norm()
+}
+
+/// Rotations equal within `max(epsilon, max_relative · max(|a|, |b|))` of angle (rad),
+/// where |·| is a rotation's angle.
+pub(crate) fn rotations_relative_eq<T: Real, G: LieGroup<T>>(
+    a: &G,
+    b: &G,
+    epsilon: T,
+    max_relative: T,
+) -> bool {
+    let d = angle_between(a, b);
+    d <= epsilon || d <= max_relative * a.angle().max(b.angle())
+}
+
+/// Compares by the angle between the rotations (rad): equal iff `|self ⊟ other| ≤
+/// epsilon`.
+///
+/// ```
+/// use approx::assert_abs_diff_eq;
+/// use lie_xpbd::lie::{LieGroup, SO3Matrix};
+/// use nalgebra::Vector3;
+/// let a = SO3Matrix::<f64>::exp(&Vector3::new(0.0, 0.0, 1.0));
+/// let b = SO3Matrix::<f64>::exp(&Vector3::new(0.0, 0.0, 1.0 + 1e-9));
+/// assert_abs_diff_eq!(a, b, epsilon = 2e-9);
+/// assert!(approx::abs_diff_ne!(a, b, epsilon = 1e-10));
+/// ```
+impl<T: Real> approx::AbsDiffEq for SO3Matrix<T> {
+    type Epsilon = T;
+
+    fn default_epsilon() -> T {
+        T::default_epsilon()
+    }
+
+    fn abs_diff_eq(&self, other: &Self, epsilon: T) -> bool {
+        angle_between(self, other) <= epsilon
+    }
+}
+
+/// Equal iff the angle between the rotations is at most `epsilon` or at most
+/// `max_relative` times the larger of their two angles.
+impl<T: Real> approx::RelativeEq for SO3Matrix<T> {
+    fn default_max_relative() -> T {
+        T::default_epsilon()
+    }
+
+    fn relative_eq(&self, other: &Self, epsilon: T, max_relative: T) -> bool {
+        rotations_relative_eq(self, other, epsilon, max_relative)
+    }
+}
+
+/// Equal iff the angle test of [`approx::AbsDiffEq`] passes with `epsilon`, or every
+/// matrix entry is within `max_ulps` units in the last place.
+impl<T: Real> approx::UlpsEq for SO3Matrix<T> {
+    fn default_max_ulps() -> u32 {
+        4
+    }
+
+    fn ulps_eq(&self, other: &Self, epsilon: T, max_ulps: u32) -> bool {
+        angle_between(self, other) <= epsilon || self.m.ulps_eq(&other.m, epsilon, max_ulps)
+    }
+}
+
+/// The rotation matrix, after a line with its angle and axis (honours the precision,
+/// e.g. `{:.3}`).
+impl<T: Real> std::fmt::Display for SO3Matrix<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.log();
+        let angle = v.norm();
+        let axis = if angle > T::zero() { v / angle } else { v };
+        match f.precision() {
+            Some(n) => writeln!(
+                f,
+                "SO3Matrix: angle {angle:.n$} rad about [{:.n$}, {:.n$}, {:.n$}]",
+                axis.x, axis.y, axis.z
+            )?,
+            None => writeln!(
+                f,
+                "SO3Matrix: angle {angle} rad about [{}, {}, {}]",
+                axis.x, axis.y, axis.z
+            )?,
+        }
+        std::fmt::Display::fmt(&self.m, f)
+    }
+}
+
+macro_rules! impl_mul {
+    ($($lhs:ty, $rhs:ty;)+) => {$(
+        /// Group product (same as [`LieGroup::compose`]).
+        impl<T: Real> std::ops::Mul<$rhs> for $lhs {
+            type Output = SO3Matrix<T>;
+            #[inline]
+            fn mul(self, rhs: $rhs) -> SO3Matrix<T> {
+                SO3Matrix { m: self.m * rhs.m }
+            }
+        }
+    )+};
+}
+impl_mul! {
+    SO3Matrix<T>, SO3Matrix<T>;
+    &SO3Matrix<T>, SO3Matrix<T>;
+    SO3Matrix<T>, &SO3Matrix<T>;
+    &SO3Matrix<T>, &SO3Matrix<T>;
+}
+
+macro_rules! impl_mul_vector {
+    ($($lhs:ty, $rhs:ty;)+) => {$(
+        /// Rotates a vector (same as [`LieGroup::act`]).
+        impl<T: Real> std::ops::Mul<$rhs> for $lhs {
+            type Output = Vector3<T>;
+            #[inline]
+            fn mul(self, rhs: $rhs) -> Vector3<T> {
+                self.m * rhs
+            }
+        }
+    )+};
+}
+impl_mul_vector! {
+    SO3Matrix<T>, Vector3<T>;
+    &SO3Matrix<T>, Vector3<T>;
+    SO3Matrix<T>, &Vector3<T>;
+    &SO3Matrix<T>, &Vector3<T>;
+}
+
+/// `a *= b` is `a = a·b`.
+impl<T: Real> std::ops::MulAssign<SO3Matrix<T>> for SO3Matrix<T> {
+    #[inline]
+    fn mul_assign(&mut self, rhs: SO3Matrix<T>) {
+        self.m *= rhs.m;
     }
 }

@@ -30,33 +30,9 @@
 //! ```
 
 use super::group::LieGroup;
+pub use super::pose::Pose;
 use super::real::{c, Real};
-use nalgebra::{DMatrix, DVector, Dim, Matrix, Matrix3, RawStorage, Vector3};
-
-/// A rigid pose: position (m, world frame) and orientation (body → world).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pose<T: Real, G: LieGroup<T>> {
-    /// Position, m, world frame.
-    pub position: Vector3<T>,
-    /// Orientation, body → world.
-    pub rotation: G,
-}
-
-impl<T: Real, G: LieGroup<T>> Pose<T, G> {
-    /// A pose from its parts.
-    pub fn new(position: Vector3<T>, rotation: G) -> Self {
-        Self { position, rotation }
-    }
-
-    /// The pose perturbed by `δp` (world frame, m) and `δθ` (body frame, rad):
-    /// `(p + δp, R ⊞ δθ)`.
-    pub fn perturbed(&self, dp: &Vector3<T>, dtheta: &Vector3<T>) -> Self {
-        Self {
-            position: self.position + dp,
-            rotation: self.rotation.boxplus(dtheta),
-        }
-    }
-}
+use nalgebra::{DMatrix, DVector, Dim, Matrix, Matrix3, Matrix6, RawStorage, Vector3, Vector6};
 
 fn unit<T: Real>(i: usize, h: T) -> Vector3<T> {
     let mut e = Vector3::zeros();
@@ -163,6 +139,27 @@ where
         }
     }
     DMatrix::from_columns(&cols)
+}
+
+/// The 6×6 derivative of `g: pose → pose` at `x` in the (59) layout of
+/// [`Pose::boxplus`] on both sides: column i is
+/// `[(g(x ⊞ heᵢ) ⊟ g(x)) − (g(x ⊞ −heᵢ) ⊟ g(x))]/2h`.
+pub fn pose_to_pose<T, G, F>(g: F, x: &Pose<T, G>, h: T) -> Matrix6<T>
+where
+    T: Real,
+    G: LieGroup<T>,
+    F: Fn(&Pose<T, G>) -> Pose<T, G>,
+{
+    let g0 = g(x);
+    let mut m = Matrix6::zeros();
+    for i in 0..6 {
+        let mut e = Vector6::zeros();
+        e[i] = h;
+        let plus = g(&x.boxplus(&e)).boxminus(&g0);
+        let minus = g(&x.boxplus(&-e)).boxminus(&g0);
+        m.set_column(i, &((plus - minus) / (c::<T>(2.0) * h)));
+    }
+    m
 }
 
 /// `max|a − b| / max(1, max|a|)`: the error metric behind [`Real::fd_tolerance`]

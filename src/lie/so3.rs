@@ -312,3 +312,23 @@ pub fn right_jacobian_derivative_contraction<T: Real>(
         * b;
     m
 }
+
+/// Left Jacobian Jl(θ) of Exp, 3×3: `Exp(θ + δ) ≈ Exp(Jl(θ)δ)·Exp(θ)` (the world-frame
+/// counterpart of (26)). `Jl(θ) = Γ(−θ) = Γ(θ)ᵀ = I + ((1 − cos θ)/θ²)·θ̂ +
+/// ((θ − sin θ)/θ³)·θ̂²`, and `Jl(θ) = Exp(θ)·Γ(θ)` (`proofs/left_jacobian.md`).
+#[inline]
+pub fn left_jacobian<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
+    let t = theta.norm();
+    let k = hat(theta);
+    Matrix3::identity() + k * alpha(t) + k * k * beta(t)
+}
+
+/// Inverse left Jacobian Jl⁻¹(θ) = Γ⁻¹(θ)ᵀ = Γ⁻¹(−θ), 3×3:
+/// `I − ½θ̂ + (1/θ² − (1 + cos θ)/(2θ sin θ))·θ̂²`. The derivative of the world-frame
+/// Log: `Log(Exp(δ)·R) ≈ Log R + Jl⁻¹(Log R)·δ`. Valid for |θ| < 2π.
+#[inline]
+pub fn left_jacobian_inv<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
+    let t = theta.norm();
+    let k = hat(theta);
+    Matrix3::identity() - k * c::<T>(0.5) + k * k * gamma_inv_coeff(t)
+}

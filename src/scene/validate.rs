@@ -9,9 +9,7 @@ use std::collections::HashSet;
 /// is more likely a unit mistake than a choice).
 pub const MAX_ANGLE_DEG: f64 = 3600.0;
 
-/// How far from 1 the norm of a scene-file quaternion may be (then normalised): tight
-/// enough to catch a typo, loose enough for values printed to 7 digits.
-pub const QUATERNION_NORM_TOLERANCE: f64 = 1e-6;
+pub use crate::lie::QUATERNION_NORM_TOLERANCE;
 
 fn invalid(path: FieldPath, message: impl Into<String>) -> SceneError {
     SceneError::new(SceneErrorKind::Invalid, path, message)
