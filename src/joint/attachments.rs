@@ -3,7 +3,7 @@
 
 use super::frame::JointFrame;
 use super::kinematics::JointKinematics;
-use crate::lie::numdiff::Pose;
+use crate::lie::Pose;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, BodyId, XpbdError};
 use nalgebra::Vector3;

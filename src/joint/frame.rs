@@ -1,6 +1,6 @@
 //! [`JointFrame`]: where a joint sits on a body (paper Section 5.2.1, eqs. 69–70).
 
-use crate::lie::numdiff::Pose;
+use crate::lie::Pose;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::XpbdError;
 use nalgebra::Vector3;

@@ -79,7 +79,8 @@
 use super::body::Body;
 use super::constraint::{Constraint, ConstraintEval};
 use super::error::XpbdError;
-use crate::lie::numdiff::{self, Pose};
+use crate::lie::numdiff;
+use crate::lie::Pose;
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
 use nalgebra::{DMatrix, DVector, Vector3};
@@ -169,7 +170,7 @@ impl fmt::Display for GradientCheck {
 }
 
 /// Checks the analytic gradient of `constraint` at the state `bodies` (the world's
-/// whole body list, indexed by [`BodyId`]) against central finite differences of
+/// whole body list, indexed by [`BodyId`](super::BodyId)) against central finite differences of
 /// world-frame position and body-frame boxplus rotation perturbations of every body it
 /// names. Metric, step and tolerance are in the module docs; the result fails
 /// ([`GradientCheck::passed`] is false) when the gradient is wrong or not finite.
@@ -190,7 +191,7 @@ impl fmt::Display for GradientCheck {
 ///
 /// # Errors
 /// Invalid input, never a wrong gradient: [`XpbdError::BadDimension`] unless
-/// 1 ≤ [`Constraint::dim`] ≤ [`MAX_ROWS`]; [`XpbdError::NoDynamicBody`] if both slots
+/// 1 ≤ [`Constraint::dim`] ≤ [`MAX_ROWS`](super::constraint::MAX_ROWS); [`XpbdError::NoDynamicBody`] if both slots
 /// are the world (there is no gradient to check); [`XpbdError::UnknownBody`] if a slot
 /// names a body not in `bodies`; [`XpbdError::NonFinite`] if a named body's position or
 /// orientation is not finite.

@@ -34,7 +34,7 @@
 //! Everything the solver knows about a constraint goes through [`Constraint`]: an
 //! inequality row (a limit or a contact) bounds its accumulated λ
 //! ([`Constraint::lambda_bounds`]), and a compliant row (α > 0) is a spring. There is
-//! no velocity-level damping pass (Section 4.4) and no rod solver yet.
+//! no velocity-level damping pass (Section 4.4) and no rod solver.
 //! A new constraint's gradient can be verified against finite differences with one
 //! call, [`check_gradient`] or [`check_gradient_perturbed`] (module [`check`]).
 
