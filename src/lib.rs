@@ -16,6 +16,8 @@
 //! * [`sim`]: a built scene behind one object-safe trait, for any scalar and representation.
 //! * `pipeline` (feature `cli`, on by default): runs, outputs, plots and studies.
 //!
+//! Writing your own constraint: the [`guide`] derives, checks and simulates one, step by step.
+//!
 //! # Quick start
 //!
 //! A body hinged to the world by a revolute joint (72), stepped with block solves (124).
@@ -58,6 +60,7 @@
 /// `Vector3`, `Matrix3` and `UnitQuaternion` types without a second nalgebra version.
 pub use nalgebra;
 
+pub mod guide;
 pub mod joint;
 pub mod lie;
 #[cfg(feature = "cli")]
