@@ -83,10 +83,6 @@ fn parameters<T: Real>() -> Vec<T> {
 }
 
 /// `a ⊞ t·(b ⊟ a)`: the geodesic from `a` (t = 0) to `b` (t = 1).
-// TODO-merge: replace with G::interpolate
-fn interpolate<T: Real, G: LieGroup<T>>(a: &G, b: &G, t: T) -> G {
-    a.boxplus(&(b.boxminus(a) * t))
-}
 
 /// Runs `f` on every element of `inputs` per iteration, through `black_box`.
 fn bench_over<I, O>(
@@ -180,7 +176,7 @@ fn bench_interpolate<T: Real, G: LieGroup<T>>(group: &mut BenchmarkGroup<'_, Wal
         .map(|((a, b), t)| (a, b, t))
         .collect();
     bench_over(group, &variant::<T, G>(), &inputs, |(a, b, t)| {
-        interpolate(a, b, *t)
+        a.interpolate(b, *t)
     });
 }
 
