@@ -8,7 +8,7 @@
 //!   `matrix_f32`, `quaternion_f32`) and nalgebra's (variants
 //!   `nalgebra_quaternion_<scalar>`, `nalgebra_rotation_<scalar>`);
 //! - `lie/boxplus`, `lie/boxminus`, `lie/interpolate`: `G::boxplus`, `G::boxminus`
-//!   and `a ⊞ t·(b ⊟ a)`, per representation and scalar;
+//!   and `G::interpolate` (`a ⊞ t·(b ⊟ a)`), per representation and scalar;
 //! - `lie/right_jacobian`, `lie/right_jacobian_inv`: Γ and Γ⁻¹ (`lie::so3`), which
 //!   depend on the scalar only (variants `f64`, `f32`).
 //!

@@ -23,10 +23,16 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
 
     #[inline]
     fn exp(theta: &Vector3<T>) -> Self {
+        // sin(θ/2)/θ and cos(θ/2) from one sin_cos (series sinc near 0).
         let half = theta.norm() * c::<T>(0.5);
-        let s = so3::sinc(half) * c::<T>(0.5);
+        let (sh, ch) = half.sin_cos();
+        let s = if half.abs() < c::<T>(T::SERIES_SINC.cutoff) {
+            so3::sinc(half) * c::<T>(0.5)
+        } else {
+            sh / (half * c::<T>(2.0))
+        };
         UnitQuaternion::new_unchecked(Quaternion::new(
-            half.cos(),
+            ch,
             theta.x * s,
             theta.y * s,
             theta.z * s,

@@ -206,13 +206,48 @@ pub fn beta_prime_over_theta<T: Real>(theta: T) -> T {
         .unwrap_or_else(|| (alpha(theta) - c::<T>(3.0) * beta(theta)) / (theta * theta))
 }
 
+/// sin θ/θ and (1 − cos θ)/θ² together (the two coefficients of Exp (6)), with one
+/// `sin_cos` of θ/2 above the series cut-offs: sin θ = 2·sin(θ/2)·cos(θ/2) and
+/// 1 − cos θ = 2·sin²(θ/2), neither of which cancels. Each value equals [`sinc`] and
+/// [`alpha`] to a few ε.
+#[inline]
+pub fn sinc_alpha<T: Real>(theta: T) -> (T, T) {
+    let s = series(theta, T::SERIES_SINC, &SINC_SERIES);
+    let a = series(theta, T::SERIES_ALPHA, &ALPHA_SERIES);
+    match (s, a) {
+        (Some(s), Some(a)) => (s, a),
+        _ => {
+            let (sh, ch) = (theta * c::<T>(0.5)).sin_cos();
+            let q = sh / theta;
+            let two = c::<T>(2.0);
+            (s.unwrap_or(two * q * ch), a.unwrap_or(two * q * q))
+        }
+    }
+}
+
 /// Exp (6) of a rotation vector θ (rad, any length) as a 3×3 rotation matrix
-/// (Rodrigues): `I + (sin θ/θ)·θ̂ + ((1 − cos θ)/θ²)·θ̂²`.
+/// (Rodrigues): `I + (sin θ/θ)·θ̂ + ((1 − cos θ)/θ²)·θ̂²`, written out entry by entry
+/// with `θ̂² = θθᵀ − |θ|²I`.
 #[inline]
 pub fn exp_matrix<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
-    let t = theta.norm();
-    let k = hat(theta);
-    Matrix3::identity() + k * sinc(t) + k * k * alpha(t)
+    let (x, y, z) = (theta.x, theta.y, theta.z);
+    let (xx, yy, zz) = (x * x, y * y, z * z);
+    let t = (xx + yy + zz).sqrt();
+    let (s, a) = sinc_alpha(t);
+    let one = T::one();
+    let (axy, axz, ayz) = (a * x * y, a * x * z, a * y * z);
+    let (sx, sy, sz) = (s * x, s * y, s * z);
+    Matrix3::new(
+        one - a * (yy + zz),
+        axy - sz,
+        axz + sy,
+        axy + sz,
+        one - a * (xx + zz),
+        ayz - sx,
+        axz - sy,
+        ayz + sx,
+        one - a * (xx + yy),
+    )
 }
 
 /// Log (8) of a rotation matrix: the rotation vector θ with |θ| ∈ [0, π] and
