@@ -225,7 +225,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     }
 
     /// Velocity update after the position solve (Alg. 1 line 10):
-    /// v = (p − pⁿ)/h, ω = (R ⊟ Rⁿ)/h, then R = Rⁿ ⊞ ωh re-normalised. p − pⁿ and R ⊟ Rⁿ
+    /// v = (p − pⁿ)/h, ω = (R ⊟ Rⁿ)/h; re-normalises R. p − pⁿ and R ⊟ Rⁿ
     /// are accumulated from the substep's increments as they are applied, rather than
     /// taken as differences of two nearly equal rounded states (which would cost ε·|p|/h
     /// of velocity and ε/h of angular velocity per substep).
@@ -237,8 +237,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         self.velocity = self.displacement * inv_h;
         let phi = <UnitQuaternion<T> as LieGroup<T>>::log(&self.rotation_increment);
         self.angular_velocity = phi * inv_h;
-        // Rⁿ⁺¹ = Rⁿ·Exp(ωh): the orientation agrees with ω to round-off.
-        self.orientation = self.prev_orientation.boxplus(&phi).renormalize();
+        self.orientation = self.orientation.renormalize();
     }
 
     /// Applies a correction δp (m, world) and δθ (rad, body): p += δp, R ← R ⊞ δθ (58).
