@@ -66,6 +66,7 @@ pub const QUATERNION_NORM_TOLERANCE: f64 = 1e-6;
 
 /// Validates a quaternion that must already be a unit quaternion (norm within
 /// [`QUATERNION_NORM_TOLERANCE`] of 1), then normalises it.
+#[cfg(feature = "serde")]
 pub(crate) fn validate_unit_quaternion<T: Real>(
     q: &Quaternion<T>,
 ) -> Result<UnitQuaternion<T>, LieError> {
