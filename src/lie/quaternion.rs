@@ -31,12 +31,7 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
         } else {
             sh / (half * c::<T>(2.0))
         };
-        UnitQuaternion::new_unchecked(Quaternion::new(
-            ch,
-            theta.x * s,
-            theta.y * s,
-            theta.z * s,
-        ))
+        UnitQuaternion::new_unchecked(Quaternion::new(ch, theta.x * s, theta.y * s, theta.z * s))
     }
 
     #[inline]

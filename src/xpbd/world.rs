@@ -468,6 +468,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// Primal and constraint residuals (51)–(52) at the current state, with the λ and
     /// inertial predictions of the last substep. Before the first step both are
     /// computed with λ = 0 and x̃ = x.
+    ///
+    /// Allocates one buffer of 6 scalars per body (the time step itself allocates
+    /// nothing).
     pub fn residuals(&self) -> Residuals<T> {
         let h = self.options.substep_dt();
         let inv_h2 = T::one() / (h * h);

@@ -1,0 +1,114 @@
+//! A steady-state step of a rigid-body world allocates nothing on the heap: every
+//! per-substep buffer (constraint values and gradients, the block system, λ) is sized
+//! when the world is built (or on the first substep). Checked with a counting global allocator, for all four
+//! combinations of scalar and representation and both solve modes.
+
+use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
+use lie_xpbd::xpbd::SolveMode;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts allocations (alloc, alloc_zeroed, realloc) made by the current thread, so
+/// tests running in parallel threads do not disturb each other.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn bump() {
+    // `try_with`: during thread teardown the slot may be gone; such allocations are not
+    // in a measured region.
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        bump();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        bump();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        bump();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(|c| c.get())
+}
+
+/// Builds the triple pendulum (3 bodies, 3 revolute joints, 4 substeps so the substep
+/// loop runs more than once), takes 10 steps to reach a steady state, then counts the
+/// allocations of 1000 more steps and energy evaluations. (`World::residuals`, a
+/// diagnostic, allocates one buffer of 6 scalars per body per call.)
+fn steady_state_allocations<T: Real, G: LieGroup<T>>(mode: SolveMode) -> u64 {
+    let cfg = PendulumConfig {
+        solve_mode: mode,
+        substeps: 4,
+        ..PendulumConfig::default()
+    };
+    let mut world = pendulum::build::<T, G>(&cfg).expect("default pendulum");
+    for _ in 0..10 {
+        world.step().expect("no divergence");
+    }
+    let before = allocations();
+    for _ in 0..1000 {
+        world.step().expect("no divergence");
+        std::hint::black_box(world.energy());
+    }
+    allocations() - before
+}
+
+fn check<T: Real, G: LieGroup<T>>() {
+    for mode in [SolveMode::Block, SolveMode::Rows] {
+        let n = steady_state_allocations::<T, G>(mode);
+        assert_eq!(
+            n,
+            0,
+            "{} {} {}: {n} heap allocations in 1000 steady-state steps",
+            G::NAME,
+            T::NAME,
+            mode.name()
+        );
+    }
+}
+
+#[test]
+fn steady_state_step_does_not_allocate_matrix_f64() {
+    check::<f64, SO3Matrix<f64>>();
+}
+
+#[test]
+fn steady_state_step_does_not_allocate_quaternion_f64() {
+    check::<f64, UnitQuaternion<f64>>();
+}
+
+#[test]
+fn steady_state_step_does_not_allocate_matrix_f32() {
+    check::<f32, SO3Matrix<f32>>();
+}
+
+#[test]
+fn steady_state_step_does_not_allocate_quaternion_f32() {
+    check::<f32, UnitQuaternion<f32>>();
+}
+
+/// The counter works: a Vec allocation in the measured thread is seen.
+#[test]
+fn counting_allocator_sees_an_allocation() {
+    let before = allocations();
+    let v: Vec<u64> = std::hint::black_box(Vec::with_capacity(16));
+    assert!(allocations() > before);
+    drop(v);
+}
