@@ -82,8 +82,6 @@ fn parameters<T: Real>() -> Vec<T> {
     (0..N).map(|_| T::cast(rng.unit())).collect()
 }
 
-/// `a ⊞ t·(b ⊟ a)`: the geodesic from `a` (t = 0) to `b` (t = 1).
-
 /// Runs `f` on every element of `inputs` per iteration, through `black_box`.
 fn bench_over<I, O>(
     group: &mut BenchmarkGroup<'_, WallTime>,
