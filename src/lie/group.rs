@@ -319,8 +319,10 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     /// Σ wᵢ |rᵢ ⊟ m|², by `m ← m ⊞ Σ wᵢ(rᵢ ⊟ m)/Σ wᵢ`, started at the rotation of largest
     /// weight. The minimiser is unique and the iteration converges when the rotations
     /// lie within a ball of radius π/2 (angle) about some rotation; it stops when the
-    /// update is at the round-off level (below 16·ε rad, or no longer shrinking below
-    /// √ε rad), within 100 iterations.
+    /// update is at the round-off level (below 16·ε rad, applied as the last update, or
+    /// no longer shrinking below √ε rad, not applied), within 100 iterations. Only the
+    /// ratios of the weights matter (they are divided by the largest), so any positive
+    /// scale works, up to the largest finite value.
     ///
     /// # Errors
     /// [`LieError::Empty`] for no rotations, [`LieError::LengthMismatch`] if the lengths

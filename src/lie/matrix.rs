@@ -65,7 +65,8 @@ pub(crate) fn validate_rotation_matrix<T: Real>(m: &Matrix3<T>) -> Result<(), Li
 pub const QUATERNION_NORM_TOLERANCE: f64 = 1e-6;
 
 /// Validates a quaternion that must already be a unit quaternion (norm within
-/// [`QUATERNION_NORM_TOLERANCE`] of 1), then normalises it.
+/// [`QUATERNION_NORM_TOLERANCE`] of 1), then normalises it. Used by the `serde` feature
+/// only.
 #[cfg(feature = "serde")]
 pub(crate) fn validate_unit_quaternion<T: Real>(
     q: &Quaternion<T>,
@@ -255,7 +256,15 @@ impl<T: Real> approx::UlpsEq for SO3Matrix<T> {
     }
 
     fn ulps_eq(&self, other: &Self, epsilon: T, max_ulps: u32) -> bool {
-        angle_between(self, other) <= epsilon || self.m.ulps_eq(&other.m, epsilon, max_ulps)
+        // The entries are compared by ulps alone (epsilon 0): nalgebra's matrix `ulps_eq`
+        // would also accept entries within `epsilon` of each other, which lets rotations up
+        // to √(3/2)·epsilon apart in angle through.
+        angle_between(self, other) <= epsilon
+            || self
+                .m
+                .iter()
+                .zip(other.m.iter())
+                .all(|(a, b)| a.ulps_eq(b, T::zero(), max_ulps))
     }
 }
 

@@ -23,8 +23,11 @@ pub(crate) fn weighted_mean<T: Real, G: LieGroup<T>>(
     if rotations.is_empty() {
         return Err(LieError::Empty { what });
     }
-    let weight = |i: usize| weights.map_or(T::one(), |w| w[i]);
     let mut start = 0;
+    // Weights are divided by the largest one, so that their sum cannot overflow (n weights
+    // near T::MAX) and products with tiny differences do not go subnormal (tiny weights):
+    // the mean depends only on the ratios, and scaling by a power of two is exact.
+    let mut largest = T::one();
     if let Some(w) = weights {
         if w.len() != rotations.len() {
             return Err(LieError::LengthMismatch {
@@ -33,7 +36,6 @@ pub(crate) fn weighted_mean<T: Real, G: LieGroup<T>>(
                 found: w.len(),
             });
         }
-        let mut sum = T::zero();
         for (index, &x) in w.iter().enumerate() {
             if !x.is_finite() || x < T::zero() {
                 return Err(LieError::InvalidWeight {
@@ -41,18 +43,20 @@ pub(crate) fn weighted_mean<T: Real, G: LieGroup<T>>(
                     value: x.to_f64(),
                 });
             }
-            sum += x;
             if x > w[start] {
                 start = index;
             }
         }
-        if sum <= T::zero() || !sum.is_finite() {
+        largest = w[start];
+        if largest <= T::zero() {
+            // All weights are zero.
             return Err(LieError::InvalidWeight {
                 index: w.len() - 1,
                 value: w[w.len() - 1].to_f64(),
             });
         }
     }
+    let weight = |i: usize| weights.map_or(T::one(), |w| w[i] / largest);
     let total = (0..rotations.len()).fold(T::zero(), |acc, i| acc + weight(i));
     let mut m = rotations[start];
     let tiny = T::default_epsilon() * c::<T>(16.0);
@@ -69,9 +73,16 @@ pub(crate) fn weighted_mean<T: Real, G: LieGroup<T>>(
         if !step.is_finite() {
             break;
         }
-        // Below the round-off floor the update is noise: stop before applying it once it
-        // no longer shrinks, so the result does not random-walk.
-        if step <= tiny || (step <= floor && step >= previous) {
+        // An update at the round-off level (≤ 16ε) is the last one: applied, it takes the
+        // residual from up to 16ε down to the noise of the Logs (a few ε); the rotation
+        // moves by at most 16ε, so it needs no renormalisation, and a zero update (all
+        // rotations equal) returns m exactly.
+        if step <= tiny {
+            return Ok(m.boxplus(&delta));
+        }
+        // Between 16ε and √ε an update that no longer shrinks is noise: stop before
+        // applying it, so the result does not random-walk.
+        if step <= floor && step >= previous {
             return Ok(m);
         }
         m = m.boxplus(&delta).renormalize();

@@ -6,11 +6,12 @@
 //!   re-orthonormalised.
 //! * `Pose` is written as `{ position: [x, y, z], rotation: [w, x, y, z] }` (m; unit
 //!   quaternion with w ≥ 0) whatever the representation, so a pose saved from a matrix
-//!   run loads into a quaternion run and back. On reading, the quaternion's norm must be
-//!   within [`QUATERNION_NORM_TOLERANCE`] of 1 (as in scene files); it is then normalised.
+//!   run loads into a quaternion run and back; the quaternion written is normalised. On
+//!   reading, its norm must be within [`crate::lie::QUATERNION_NORM_TOLERANCE`] of 1 (as
+//!   in scene files); it is then normalised.
 
 use super::group::LieGroup;
-use super::matrix::{validate_unit_quaternion, SO3Matrix, QUATERNION_NORM_TOLERANCE};
+use super::matrix::{validate_unit_quaternion, SO3Matrix};
 use super::pose::Pose;
 use super::real::Real;
 use nalgebra::{Matrix3, Quaternion, Vector3};
@@ -42,11 +43,17 @@ struct PoseRepr<T> {
 
 impl<T: Real + Serialize, G: LieGroup<T>> Serialize for Pose<T, G> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Normalised: a matrix that drifted from orthonormality by round-off (products
+        // without `renormalize`) gives a quaternion whose norm is off by about the drift,
+        // which reading would reject beyond QUATERNION_NORM_TOLERANCE (1e-6, reached after
+        // a few dozen f32 products).
         let q = self.rotation.to_quaternion();
+        let q = q / q.norm();
         let q = if q.w < T::zero() { -q } else { q };
+        // `+ 0` turns a w of −0 (a half turn) into +0, so the output never shows w = −0.
         PoseRepr {
             position: [self.position.x, self.position.y, self.position.z],
-            rotation: [q.w, q.i, q.j, q.k],
+            rotation: [q.w + T::zero(), q.i, q.j, q.k],
         }
         .serialize(s)
     }
@@ -62,11 +69,9 @@ impl<'de, T: Real + Deserialize<'de>, G: LieGroup<T>> Deserialize<'de> for Pose<
         }
         let [w, x, y, z] = r.rotation;
         let q = Quaternion::new(w, x, y, z);
-        let u = validate_unit_quaternion(&q).map_err(|e| {
-            D::Error::custom(format!(
-                "pose rotation [w, x, y, z]: {e} (norm must be 1 within {QUATERNION_NORM_TOLERANCE:e})"
-            ))
-        })?;
+        // The error says what is wrong (norm and tolerance for NotUnit); only say where.
+        let u = validate_unit_quaternion(&q)
+            .map_err(|e| D::Error::custom(format!("pose rotation [w, x, y, z]: {e}")))?;
         let rotation = G::from_quaternion(u.as_ref()).map_err(D::Error::custom)?;
         Ok(Pose::new(Vector3::from(r.position), rotation))
     }
