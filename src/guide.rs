@@ -15,7 +15,9 @@
 //! [`Constraint::bodies`] the body of slot 0 and slot 1 (`None` = the fixed world),
 //! [`Constraint::compliance`] the compliance α of each row, and
 //! [`Constraint::evaluate`] writes C and its gradient into a [`ConstraintEval`] that
-//! the caller has zeroed.
+//! the caller has zeroed. Optionally, [`Constraint::damping`] gives a compliant row a
+//! Rayleigh damping b (seconds, β = b/α, Section 4.4), applied by the world's
+//! velocity-level pass through the same gradient.
 //!
 //! The gradient is stored per body slot k as an n×6 block in the layout of (59):
 //!
@@ -346,6 +348,7 @@
 //! [`Constraint::dim`]: crate::xpbd::Constraint::dim
 //! [`Constraint::bodies`]: crate::xpbd::Constraint::bodies
 //! [`Constraint::compliance`]: crate::xpbd::Constraint::compliance
+//! [`Constraint::damping`]: crate::xpbd::Constraint::damping
 //! [`Constraint::evaluate`]: crate::xpbd::Constraint::evaluate
 //! [`Constraint::lambda_bounds`]: crate::xpbd::Constraint::lambda_bounds
 //! [`Constraint::solve_as_block`]: crate::xpbd::Constraint::solve_as_block

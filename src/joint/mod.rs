@@ -30,7 +30,7 @@
 //!
 //! # Structure
 //! All four joints are one generic type, [`VectorJoint`]`<T, G, K>`: the two
-//! [`JointAttachments`], a compliance per row, the constructors and the
+//! [`JointAttachments`], a compliance and a damping per row, the constructors and the
 //! [`crate::xpbd::Constraint`] impl. What differs is the zero-sized [`JointKind`] marker
 //! `K` ([`FixedKind`], [`RevoluteKind`], [`SphericalKind`], [`PrismaticKind`]), which
 //! gives the name, the number of rows and [`JointKind::write`]. [`Fixed`],
@@ -56,8 +56,9 @@
 //!
 //! # Errors
 //! Constructors return [`crate::xpbd::XpbdError`]: `InvalidJoint` for two world sides
-//! or one body twice (and a compliance vector of the wrong length), `NonFinite` /
-//! `Lie` for an invalid frame, `BadCompliance` for a negative or non-finite compliance.
+//! or one body twice (and a compliance or damping vector of the wrong length),
+//! `NonFinite` / `Lie` for an invalid frame, `BadCompliance` / `BadDamping` for a
+//! negative or non-finite compliance / damping.
 //! A joint naming a body that is not in the world is rejected by
 //! [`crate::xpbd::World::add_constraint`] with `UnknownBody`.
 

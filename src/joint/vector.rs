@@ -1,7 +1,7 @@
 //! [`VectorJoint`]: the one implementation shared by the vector joints [`super::Fixed`],
 //! [`super::Revolute`], [`super::Spherical`] and [`super::Prismatic`].
 //!
-//! A vector joint is two [`JointAttachments`], a compliance per row and the
+//! A vector joint is two [`JointAttachments`], a compliance and a damping per row and the
 //! [`Constraint`] plumbing around them; all that differs between joints is a name, a
 //! number of rows and how the rows are written from the [`JointKinematics`]. That part
 //! is a zero-sized [`JointKind`] marker ([`super::FixedKind`], [`super::RevoluteKind`],
@@ -61,7 +61,8 @@ impl<T: Real> JointRows<'_, T> {
     }
 }
 
-/// A vector joint of kind `K` between two attachments, with a compliance per row.
+/// A vector joint of kind `K` between two attachments, with a compliance α and a
+/// Rayleigh damping b per row.
 ///
 /// Use it through its aliases [`super::Fixed`], [`super::Revolute`],
 /// [`super::Spherical`] and [`super::Prismatic`], whose docs give the constraint, its
@@ -71,6 +72,8 @@ pub struct VectorJoint<T: Real, G: LieGroup<T>, K: JointKind> {
     attachments: JointAttachments<T, G>,
     /// Compliance of rows 0..K::DIM; the remaining entries stay zero.
     compliance: [T; MAX_ROWS],
+    /// Damping b (s) of rows 0..K::DIM; the remaining entries stay zero.
+    damping: [T; MAX_ROWS],
     kind: PhantomData<K>,
 }
 
@@ -101,6 +104,7 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
         Ok(Self {
             attachments: JointAttachments::new(body1, frame1, body2, frame2)?,
             compliance: [T::zero(); MAX_ROWS],
+            damping: [T::zero(); MAX_ROWS],
             kind: PhantomData,
         })
     }
@@ -135,6 +139,42 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
         Ok(self)
     }
 
+    /// Sets the Rayleigh damping b of each of the [`Self::DIM`] rows, in seconds
+    /// (0 = undamped): row j is damped with β = b/α (paper Section 4.4, see
+    /// [`Constraint::damping`]), in the velocity-level pass after each substep's
+    /// position solve. For a length row of stiffness k = α⁻¹ (N/m) b is the damping
+    /// coefficient per unit stiffness, (N·s/m)/(N/m); for an angle row
+    /// (N·m·s/rad)/(N·m/rad). Hard rows (α = 0) are never damped, so a value on them has
+    /// no effect: give the compliance first or alongside (order of the builder calls
+    /// does not matter).
+    ///
+    /// # Errors
+    /// [`XpbdError::InvalidJoint`] (field `"damping"`) unless exactly [`Self::DIM`]
+    /// values are given; [`XpbdError::BadDamping`] naming the first negative or
+    /// non-finite row.
+    pub fn with_damping(mut self, damping: &[T]) -> Result<Self, XpbdError> {
+        if damping.len() != K::DIM {
+            return Err(XpbdError::InvalidJoint {
+                field: "damping",
+                value: format!("{} values for '{}'", damping.len(), self.name()),
+                reason: "give exactly one damping per constraint row",
+            });
+        }
+        if let Some((row, &b)) = damping
+            .iter()
+            .enumerate()
+            .find(|(_, &b)| !(b.is_finite() && b >= T::zero()))
+        {
+            return Err(XpbdError::BadDamping {
+                constraint: self.name(),
+                row,
+                value: b.to_f64(),
+            });
+        }
+        self.damping[..K::DIM].copy_from_slice(damping);
+        Ok(self)
+    }
+
     /// The two attachments (bodies and joint frames).
     #[inline]
     pub fn attachments(&self) -> &JointAttachments<T, G> {
@@ -146,6 +186,12 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
     pub fn compliances(&self) -> &[T] {
         &self.compliance[..K::DIM]
     }
+
+    /// The damping b (s) of every row ([`Self::DIM`] values).
+    #[inline]
+    pub fn dampings(&self) -> &[T] {
+        &self.damping[..K::DIM]
+    }
 }
 
 impl<T: Real, G: LieGroup<T>, K: JointKind> fmt::Debug for VectorJoint<T, G, K> {
@@ -154,6 +200,7 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> fmt::Debug for VectorJoint<T, G, K> 
             .field("kind", &K::NAME)
             .field("attachments", &self.attachments)
             .field("compliance", &self.compliances())
+            .field("damping", &self.dampings())
             .finish()
     }
 }
@@ -203,6 +250,11 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, 
 
     fn compliance(&self, row: usize) -> T {
         self.compliances().get(row).copied().unwrap_or_else(T::zero)
+    }
+
+    /// The row's damping b (s) from [`VectorJoint::with_damping`] (default 0).
+    fn damping(&self, row: usize) -> T {
+        self.dampings().get(row).copied().unwrap_or_else(T::zero)
     }
 }
 

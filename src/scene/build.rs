@@ -206,18 +206,17 @@ impl Scene {
                 ComplianceSpec::Uniform(a) => vec![c::<T>(*a); rows],
                 ComplianceSpec::PerRow(v) => v.iter().map(|&a| c::<T>(a)).collect(),
             });
+            let damping: Option<Vec<T>> = j.damping.as_ref().map(|ds| match ds {
+                DampingSpec::Uniform(b) => vec![c::<T>(*b); rows],
+                DampingSpec::PerRow(v) => v.iter().map(|&b| c::<T>(b)).collect(),
+            });
+            let (cs, ds) = (compliance.as_deref(), damping.as_deref());
             let boxed: Result<Box<dyn Constraint<T, G>>, XpbdError> = (|| {
                 Ok(match j.kind {
-                    JointType::Fixed => boxed(Fixed::new(b1, f1, b2, f2)?, compliance.as_deref())?,
-                    JointType::Revolute => {
-                        boxed(Revolute::new(b1, f1, b2, f2)?, compliance.as_deref())?
-                    }
-                    JointType::Spherical => {
-                        boxed(Spherical::new(b1, f1, b2, f2)?, compliance.as_deref())?
-                    }
-                    JointType::Prismatic => {
-                        boxed(Prismatic::new(b1, f1, b2, f2)?, compliance.as_deref())?
-                    }
+                    JointType::Fixed => boxed(Fixed::new(b1, f1, b2, f2)?, cs, ds)?,
+                    JointType::Revolute => boxed(Revolute::new(b1, f1, b2, f2)?, cs, ds)?,
+                    JointType::Spherical => boxed(Spherical::new(b1, f1, b2, f2)?, cs, ds)?,
+                    JointType::Prismatic => boxed(Prismatic::new(b1, f1, b2, f2)?, cs, ds)?,
                 })
             })();
             let constraint = boxed.map_err(|e| at(p.clone(), &e))?;
@@ -241,9 +240,15 @@ impl Scene {
 fn boxed<T: Real, G: LieGroup<T>, K: crate::joint::JointKind + 'static>(
     joint: crate::joint::VectorJoint<T, G, K>,
     compliance: Option<&[T]>,
+    damping: Option<&[T]>,
 ) -> Result<Box<dyn Constraint<T, G>>, XpbdError> {
-    Ok(match compliance {
-        Some(cs) => Box::new(joint.with_compliance(cs)?),
-        None => Box::new(joint),
-    })
+    let joint = match compliance {
+        Some(cs) => joint.with_compliance(cs)?,
+        None => joint,
+    };
+    let joint = match damping {
+        Some(ds) => joint.with_damping(ds)?,
+        None => joint,
+    };
+    Ok(Box::new(joint))
 }

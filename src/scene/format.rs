@@ -330,6 +330,14 @@ pub struct JointSpec {
     /// rad/(N·m) for angle rows; 0 = hard).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compliance: Option<ComplianceSpec>,
+    /// Rayleigh damping b (s), one value for every row or one per row (0 = undamped):
+    /// row j is damped with β = b/α in the velocity-level pass after each substep
+    /// (Section 4.4), so a spring of stiffness k = 1/α on a mass m gets the damping
+    /// ratio ζ = b/(2√(α m)). Only compliant rows (α > 0) can be damped: a value > 0 for
+    /// a hard row is an error, and a single value with every row hard too; a single
+    /// value over a mix of hard and compliant rows damps the compliant ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping: Option<DampingSpec>,
 }
 
 /// Joint types. The revolute axis and the prismatic slide axis are the joint frames'
@@ -391,6 +399,19 @@ pub enum ComplianceSpec {
     /// The same α for every row.
     Uniform(f64),
     /// One α per row, in row order.
+    PerRow(Vec<f64>),
+}
+
+/// Damping: one value for all rows, or one per row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a damping (s): one number for every row, or a list with one number per row"
+)]
+pub enum DampingSpec {
+    /// The same b for every row.
+    Uniform(f64),
+    /// One b per row, in row order.
     PerRow(Vec<f64>),
 }
 

@@ -254,7 +254,86 @@ fn check_joint(path: &FieldPath, j: &JointSpec, bodies: &[BodySpec]) -> Result<(
             }
         }
     }
-    Ok(())
+    check_damping(path, j, rows)
+}
+
+/// `damping`: finite and ≥ 0, the right length, and only on compliant rows (β = b/α
+/// needs α > 0; the solver skips hard rows, so damping there would silently do
+/// nothing).
+fn check_damping(path: &FieldPath, j: &JointSpec, rows: usize) -> Result<(), SceneError> {
+    let compliance = |row: usize| match &j.compliance {
+        None => 0.0,
+        Some(ComplianceSpec::Uniform(a)) => *a,
+        Some(ComplianceSpec::PerRow(v)) => v[row],
+    };
+    let joint = joint_label(j);
+    match &j.damping {
+        None => Ok(()),
+        Some(DampingSpec::Uniform(b)) => {
+            check_damping_value(path.key("damping"), *b)?;
+            if *b > 0.0 && (0..rows).all(|r| compliance(r) == 0.0) {
+                return Err(invalid(
+                    path.key("damping"),
+                    format!(
+                        "{joint} has damping {} s but every one of its {rows} rows is hard \
+                         (compliance 0), and a hard row cannot be damped (β = b/α needs α > 0): \
+                         give the joint a `compliance`, or remove `damping`",
+                        num(*b)
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        Some(DampingSpec::PerRow(v)) => {
+            if v.len() != rows {
+                return Err(invalid(
+                    path.key("damping"),
+                    format!("a {} joint has {rows} rows, so give {rows} dampings (or one for all), not {}", j.kind.name(), v.len()),
+                ));
+            }
+            for (i, &b) in v.iter().enumerate() {
+                check_damping_value(path.key("damping").index(i), b)?;
+                if b > 0.0 && compliance(i) == 0.0 {
+                    return Err(invalid(
+                        path.key("damping").index(i),
+                        format!(
+                            "{joint}: row {i} is hard (compliance 0), so its damping {} s would \
+                             do nothing (β = b/α needs α > 0): give the row a compliance > 0 or \
+                             a damping of 0",
+                            num(b)
+                        ),
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn joint_label(j: &JointSpec) -> String {
+    match &j.name {
+        Some(n) => format!("{} joint '{n}'", j.kind.name()),
+        None => format!(
+            "{} joint between '{}' and '{}'",
+            j.kind.name(),
+            j.body1,
+            j.body2
+        ),
+    }
+}
+
+fn check_damping_value(path: FieldPath, b: f64) -> Result<(), SceneError> {
+    if b.is_finite() && b >= 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(
+            path,
+            format!(
+                "damping must be finite and >= 0 (s; the row's damping is β = b/α; 0 = undamped), got {}",
+                num(b)
+            ),
+        ))
+    }
 }
 
 fn check_compliance(path: FieldPath, a: f64) -> Result<(), SceneError> {

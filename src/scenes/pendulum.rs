@@ -171,6 +171,7 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
         frame1: FrameSpec::default(),
         frame2: frame(half),
         compliance: None,
+        damping: None,
     }];
     for i in 1..BODY_COUNT {
         joints.push(JointSpec {
@@ -181,6 +182,7 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
             frame1: frame(-half),
             frame2: frame(half),
             compliance: None,
+            damping: None,
         });
     }
     SceneFile {

@@ -1,10 +1,12 @@
 //! The [`Constraint`] trait: how the solver sees every joint, limit, drive or contact.
 //!
 //! A constraint is a vector function C(x) ∈ ℝⁿ, 1 ≤ n ≤ [`MAX_ROWS`], of the poses of
-//! at most [`MAX_BODIES`] bodies, with a diagonal compliance α (paper (36)). Its
-//! gradient (59) is stored per body as an n×6 block `[∂C/∂p | D_R C]`: three columns
-//! for world-frame position perturbations δp (per m) and three for body-frame rotation
-//! perturbations δθ with `R ⊞ δθ` (per rad, eq. 14/16).
+//! at most [`MAX_BODIES`] bodies, with a diagonal compliance α (paper (36)) and,
+//! optionally, a Rayleigh damping b per row (Section 4.4). Its gradient (59) is stored
+//! per body as an n×6 block `[∂C/∂p | D_R C]`: three columns for world-frame position
+//! perturbations δp (per m) and three for body-frame rotation perturbations δθ with
+//! `R ⊞ δθ` (per rad, eq. 14/16). The same columns map the body velocities
+//! (v world, ω body frame) to the rate Ċ = ∇C·(v, ω) used by the damping pass.
 //!
 //! The solver never needs to know which constraint it is solving: it asks for C and
 //! ∇C at the current state and projects either one row at a time (56) or all rows at
@@ -78,6 +80,22 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     /// Compliance α of row `row` (inverse stiffness; 0 = hard), in the constraint's
     /// units squared per joule (m/N for length rows, rad/(N·m) for angle rows).
     fn compliance(&self, row: usize) -> T;
+
+    /// Rayleigh damping b of row `row`, in seconds (≥ 0, finite; 0 = undamped, the
+    /// default). The row's damping coefficient is β = b·α⁻¹ (paper Section 4.4, (60)):
+    /// the row resists its rate of change Ċ with the force −β Ċ, so b is the ratio of
+    /// damping to stiffness k = α⁻¹ — N·s/m per N/m for a length row, N·m·s/rad per
+    /// N·m/rad for an angle row, hence seconds for every row. A one-row spring of
+    /// stiffness k = α⁻¹ on a mass m gets the damping ratio ζ = (b/2)·√(k/m)
+    /// = b/(2√(α m)).
+    ///
+    /// Damping acts in the velocity-level pass that follows the position solve and the
+    /// velocity update of each substep ([`crate::xpbd::World::solve_velocities`],
+    /// Algorithm 1 lines 11–14). Hard rows (α = 0) are never damped, whatever this
+    /// returns: C stays 0 on them, so Ċ = 0 and there is nothing to damp.
+    fn damping(&self, _row: usize) -> T {
+        T::zero()
+    }
 
     /// Whether the solver may project all rows together with one dense solve (124)
     /// when it runs in block mode. Default: yes.

@@ -66,6 +66,18 @@ pub enum XpbdError {
         /// Value given.
         value: f64,
     },
+    /// Rayleigh damping b must be finite and ≥ 0 (s).
+    #[error(
+        "constraint '{constraint}' row {row}: damping must be finite and >= 0 (s; β = b/α), got {value}"
+    )]
+    BadDamping {
+        /// Constraint name.
+        constraint: String,
+        /// Row index.
+        row: usize,
+        /// Value given.
+        value: f64,
+    },
     /// A solver option is out of range.
     #[error("invalid solver option {name} = {value}: {reason}")]
     InvalidOption {
@@ -76,10 +88,10 @@ pub enum XpbdError {
         /// What is allowed.
         reason: &'static str,
     },
-    /// A joint was set up wrongly (its bodies or its compliance vector).
+    /// A joint was set up wrongly (its bodies, or its compliance or damping vector).
     #[error("invalid joint {field} = {value}: {reason}")]
     InvalidJoint {
-        /// What is wrong ("joint bodies", "compliance").
+        /// What is wrong ("joint bodies", "compliance", "damping").
         field: &'static str,
         /// The value given, printed.
         value: String,

@@ -28,13 +28,76 @@
 //!
 //! Either way the state moves by (57)–(58): `Δx = 𝓜⁻¹∇CᵀΔλ`, `p ← p + Δp`,
 //! `R ← R ⊞ Δθ`. After the sweeps, velocities are `v = (p − pⁿ)/h`,
-//! `ω = (R ⊟ Rⁿ)/h` (Alg. 1 line 10).
+//! `ω = (R ⊟ Rⁿ)/h` (Alg. 1 line 10), and the velocity-level damping pass follows
+//! (lines 11–14, below).
+//!
+//! # Velocity-level damping (Section 4.4)
+//! A row j may carry a Rayleigh damping b ≥ 0 (seconds, [`Constraint::damping`]). Its
+//! damping coefficient is β = b·α⁻¹, so that every row has the same ratio of damping
+//! to stiffness. The dissipation potential (60) and its force (61) are
+//!
+//! ```text
+//! U_d = ½ Ċᵀ β Ċ = ½ vᵀ ∇Cᵀ β ∇C v        f_d = −∂U_d/∂v = −∇Cᵀ β ∇C v
+//! ```
+//!
+//! where v stacks, per body, (v world, ω body frame): the same columns as the gradient
+//! (59), because a body moving with (v, ω) for a time dt goes to (p + v dt, R ⊞ ω dt),
+//! so Ċ = ∇C·v. After the position solve and the velocity update, backward Euler on
+//! the velocities (62) is
+//!
+//! ```text
+//! 𝓜 (vⁿ⁺¹ − vⁿ) = −h ∇Cᵀ β ∇C vⁿ⁺¹
+//! ```
+//!
+//! with h the substep and vⁿ the velocities of Alg. 1 line 10. With multipliers
+//! μ = −β̃ ∇C vⁿ⁺¹ and β̃ = h β = h b/α this is (63)–(64), the analogue of (51)–(52):
+//!
+//! ```text
+//! 𝓜 (vⁿ⁺¹ − vⁿ) − ∇Cᵀ μ = 0
+//! ∇C vⁿ⁺¹ + β̃⁻¹ μ = 0
+//! ```
+//!
+//! ((64) is printed with ∇Cᵀ; the product needs ∇C.) Eliminating vⁿ⁺¹ = vᵏ + Δv with
+//! Δv = 𝓜⁻¹∇CᵀΔμ gives (65)–(66) — (65) is printed with 𝓜 where 𝓜⁻¹ belongs, as in
+//! (55):
+//!
+//! ```text
+//! [∇C 𝓜⁻¹ ∇Cᵀ + β̃⁻¹] Δμ = −∇C vᵏ − β̃⁻¹ μᵏ        Δv = 𝓜⁻¹ ∇Cᵀ Δμ
+//! ```
+//!
+//! The system is linear in v and ∇C does not depend on v, so ∇C is evaluated once at
+//! the end-of-substep poses, and one solve per constraint (μ⁰ = 0, hence no β̃⁻¹μ
+//! term) is exact for that constraint; [`World::solve_velocities`] does one
+//! Gauss–Seidel sweep over the constraints, row by row (a scalar row:
+//! `Δμⱼ = −∇Cⱼv/(∇Cⱼ𝓜⁻¹∇Cⱼᵀ + β̃ⱼ⁻¹)`) or as blocks by Cholesky, following
+//! [`SolveMode`]. Rows with b = 0 contribute nothing and hard rows (α = 0, β̃⁻¹ = 0)
+//! have Ċ = 0 already: both are skipped, so a world without damped rows is bit for bit
+//! the undamped integrator.
+//!
+//! **No energy is added.** With A = ∇C𝓜⁻¹∇Cᵀ + β̃⁻¹ and Δμ = −A⁻¹∇C v, the kinetic
+//! energy changes by
+//! `vᵀ∇CᵀΔμ + ½Δμᵀ∇C𝓜⁻¹∇CᵀΔμ = −Δμᵀ(½∇C𝓜⁻¹∇Cᵀ + β̃⁻¹)Δμ ≤ 0`; a row clamped to its λ
+//! bounds applies tΔμ, t ∈ [0, 1], and loses `−tΔμᵀ(A − ½t∇C𝓜⁻¹∇Cᵀ)Δμ ≤ 0`.
+//!
+//! **A damped spring.** One row C = x (a mass m on a spring k = α⁻¹) is the oscillator
+//! `m ẍ + b k ẋ + k x = 0`: ω₀ = 1/√(αm), ζ = b ω₀/2 = b/(2√(αm)), amplitude decay rate
+//! σ = ζω₀ = b/(2αm). Per substep the position solve maps (x, v) by
+//! `[[1, h], [−hω₀², 1]]/(1 + h²ω₀²)` (determinant 1/(1 + h²ω₀²): the integrator's own
+//! decay rate ln(1 + h²ω₀²)/(2h) ≈ hω₀²/2), and the damping pass (∇C = 1, 𝓜⁻¹ = 1/m,
+//! β̃⁻¹ = α/(hb)) gives Δμ = −v/(1/m + α/(hb)) and v ← v + Δμ/m = v/(1 + hb/(αm))
+//! = v/(1 + 2σh). The determinant of the product, the squared per-substep amplitude
+//! ratio of the oscillating pair of eigenvalues, gives the decay rate
+//! `[ln(1 + h²ω₀²) + ln(1 + 2σh)]/(2h)`: the damping adds ln(1 + 2σh)/(2h) = σ(1 − σh
+//! + …) to the undamped run's rate (`tests/xpbd_damping.rs`).
 //!
 //! # Extension points
 //! Everything the solver knows about a constraint goes through [`Constraint`]: an
 //! inequality row (a limit or a contact) bounds its accumulated λ
-//! ([`Constraint::lambda_bounds`]), and a compliant row (α > 0) is a spring. There is
-//! no velocity-level damping pass (Section 4.4) and no rod solver.
+//! ([`Constraint::lambda_bounds`]), a compliant row (α > 0) is a spring, and a
+//! compliant row with a damping b > 0 ([`Constraint::damping`]) is a damped spring:
+//! any constraint (joints, user constraints, rods to come) opts in per row, and the
+//! velocity pass ([`World::solve_velocities`]) treats them all alike. There is no rod
+//! solver yet.
 //! A new constraint's gradient can be verified against finite differences with one
 //! call, [`check_gradient`] or [`check_gradient_perturbed`] (module [`check`]).
 
