@@ -593,30 +593,29 @@ fn check_mean_errors<T: Real, G: LieGroup<T>>(t: &Tracker) -> CheckResult {
     }
     expect_err(
         t,
-        "all-zero weights → InvalidWeight",
+        "all-zero weights → ZeroWeights",
         G::weighted_mean(&[r, s], &[T::zero(), T::zero()]),
-        |e| matches!(e, LieError::InvalidWeight { .. }),
+        |e| matches!(e, LieError::ZeroWeights { count: 2, .. }),
     )?;
     expect_err(
         t,
-        "weights ±0 → InvalidWeight",
+        "weights ±0 → ZeroWeights",
         G::weighted_mean(&[r, s], &[T::zero(), -T::zero()]),
-        |e| matches!(e, LieError::InvalidWeight { .. }),
+        |e| matches!(e, LieError::ZeroWeights { count: 2, .. }),
     )?;
-    // Non-finite rotations (built without validation): the update is NaN and the
-    // iteration gives up with NotConverged, rather than returning NaN or panicking.
+    // Non-finite rotations (built without validation) are named before any iteration.
     let nan = G::exp(&Vector3::new(c::<T>(f64::NAN), T::zero(), T::zero()));
     expect_err(
         t,
-        "NaN rotation → NotConverged",
+        "NaN rotation → NonFiniteRotation",
         G::mean(&[r, nan]),
-        |e| matches!(e, LieError::NotConverged { .. }),
+        |e| matches!(e, LieError::NonFiniteRotation { index: 1, .. }),
     )?;
     expect_err(
         t,
-        "NaN rotation with weight 0 → NotConverged",
+        "NaN rotation with weight 0 → NonFiniteRotation",
         G::weighted_mean(&[r, nan], &[T::one(), T::zero()]),
-        |e| matches!(e, LieError::NotConverged { .. }),
+        |e| matches!(e, LieError::NonFiniteRotation { index: 1, .. }),
     )?;
     // Messages say what is wrong.
     let msg = G::weighted_mean(&[r, s], &[T::one(), c::<T>(-2.0)])

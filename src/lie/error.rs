@@ -59,13 +59,29 @@ pub enum LieError {
         /// Number of weights.
         found: usize,
     },
-    /// A weight is negative, NaN or infinite, or all weights are zero.
-    #[error("weight {index} is {value}: weights must be finite and >= 0, with a positive sum")]
+    /// A weight is negative, NaN or infinite.
+    #[error("weight {index} is {value:e}: weights must be finite and >= 0")]
     InvalidWeight {
-        /// Index of the offending weight (the last index if only the sum is zero).
+        /// Index of the offending weight.
         index: usize,
         /// Its value.
         value: f64,
+    },
+    /// Every weight is zero: no rotation counts.
+    #[error("{what}: all {count} weights are zero; at least one must be positive")]
+    ZeroWeights {
+        /// Which operation (e.g. "weighted mean").
+        what: &'static str,
+        /// Number of weights.
+        count: usize,
+    },
+    /// An input rotation has a non-finite entry.
+    #[error("{what}: rotation {index} has a non-finite entry (NaN or infinity)")]
+    NonFiniteRotation {
+        /// Which operation (e.g. "mean").
+        what: &'static str,
+        /// Index of the rotation in the list.
+        index: usize,
     },
     /// An iteration did not converge (e.g. the mean of rotations spread over more than a
     /// hemisphere of SO(3), where the mean is not unique).

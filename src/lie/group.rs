@@ -27,8 +27,9 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     fn identity() -> Self;
 
     /// Exp: rotation vector θ (rad, body frame, any length) → rotation (6)/(31).
-    /// No validation: a non-finite θ gives a non-finite rotation; use [`Self::try_exp`]
-    /// on untrusted input.
+    /// No validation: a non-finite θ, or one whose squared norm overflows (|θ| above
+    /// ~1.3e154 rad in f64, ~1.8e19 rad in f32), gives a non-finite rotation; use
+    /// [`Self::try_exp`] on untrusted input.
     fn exp(theta: &Vector3<T>) -> Self;
 
     /// Log: rotation → rotation vector θ with |θ| ∈ [0, π] (8). Never NaN for a valid
@@ -267,7 +268,8 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     /// t = 1, constant angular speed in between; any t extrapolates along the same
     /// geodesic. The rotation interpolation of the rods with linear bases, (99)–(100).
     ///
-    /// Never NaN for finite inputs, including identical and nearly identical rotations
+    /// Never NaN for finite inputs with |t|·π below the limit of [`Self::exp`] (|t| up to
+    /// ~4e153 in f64, ~5e18 in f32), including identical and nearly identical rotations
     /// (the difference is then 0 or tiny and Exp/Log take their series). When the two
     /// rotations are exactly π apart the geodesic is not unique; the one through
     /// `other ⊟ self` as returned by Log is used.
@@ -324,11 +326,15 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     /// ratios of the weights matter (they are divided by the largest), so any positive
     /// scale works, up to the largest finite value.
     ///
+    /// Rotations spread wider than that (e.g. two rotations π apart) may have several
+    /// minimisers: the iteration then returns one of them, or [`LieError::NotConverged`].
+    ///
     /// # Errors
     /// [`LieError::Empty`] for no rotations, [`LieError::LengthMismatch`] if the lengths
-    /// differ, [`LieError::InvalidWeight`] for a negative or non-finite weight or a zero
-    /// sum, [`LieError::NotConverged`] if the iteration does not settle (rotations spread
-    /// too widely for a unique mean).
+    /// differ, [`LieError::NonFiniteRotation`] for a rotation with a NaN or infinite
+    /// entry, [`LieError::InvalidWeight`] for a negative or non-finite weight,
+    /// [`LieError::ZeroWeights`] if every weight is zero, [`LieError::NotConverged`] if the
+    /// iteration does not settle.
     fn weighted_mean(rotations: &[Self], weights: &[T]) -> Result<Self, LieError> {
         mean::weighted_mean(rotations, Some(weights))
     }

@@ -38,8 +38,9 @@ impl<T: Real> SO3Matrix<T> {
     }
 }
 
-/// Validates a 3×3 matrix as a rotation (shared by both representations).
-pub(crate) fn validate_rotation_matrix<T: Real>(m: &Matrix3<T>) -> Result<(), LieError> {
+/// Validates a 3×3 matrix as a rotation (shared by both representations); returns its
+/// deviation ‖RᵀR − I‖_F.
+pub(crate) fn validate_rotation_matrix<T: Real>(m: &Matrix3<T>) -> Result<T, LieError> {
     check_finite("rotation matrix", m.iter())?;
     let dev = (m.transpose() * m - Matrix3::identity()).norm();
     // A non-finite deviation must be rejected too: finite but huge entries can make RᵀR
@@ -56,7 +57,7 @@ pub(crate) fn validate_rotation_matrix<T: Real>(m: &Matrix3<T>) -> Result<(), Li
             determinant: det.to_f64(),
         });
     }
-    Ok(())
+    Ok(dev)
 }
 
 /// How far from 1 the norm of a stored unit quaternion may be (scene files, serialized
@@ -97,6 +98,12 @@ pub(crate) fn validate_quaternion<T: Real>(
     let scale = q.coords.amax();
     if scale == T::zero() {
         return Err(LieError::ZeroQuaternion { norm: 0.0 });
+    }
+    // A quaternion that is already unit to round-off (|‖q‖² − 1| ≤ 4ε) is kept bit for bit,
+    // so that saving and loading a rotation gives back exactly the same value.
+    let n2 = q.norm_squared();
+    if (n2 - T::one()).abs() <= T::default_epsilon() * c::<T>(4.0) {
+        return Ok(UnitQuaternion::new_unchecked(*q));
     }
     let qs = q / scale;
     let ns = qs.norm(); // in [1, 2]
@@ -163,7 +170,12 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
     }
 
     fn from_matrix(m: &Matrix3<T>) -> Result<Self, LieError> {
-        validate_rotation_matrix(m)?;
+        let dev = validate_rotation_matrix(m)?;
+        // A matrix already orthonormal to round-off (deviation ≤ 8ε) is kept bit for bit,
+        // so that saving and loading a rotation gives back exactly the same value.
+        if dev <= T::default_epsilon() * c::<T>(8.0) {
+            return Ok(Self { m: *m });
+        }
         // Two Newton steps: an accepted deviation δ ≤ orthogonality_tolerance (3.5e-3 in
         // f32, 1.5e-7 in f64) becomes O(δ²) after one and O(δ⁴) < ε after two, so the
         // result is orthonormal to round-off (one step left ~40ε).
@@ -268,26 +280,41 @@ impl<T: Real> approx::UlpsEq for SO3Matrix<T> {
     }
 }
 
-/// The rotation matrix, after a line with its angle and axis (honours the precision,
-/// e.g. `{:.3}`).
+/// One line: the angle (rad) and unit axis of the rotation, then the matrix by rows,
+/// e.g. `SO3Matrix: angle 1.571 rad about [0.000, 0.000, 1.000], rows [[0.000, -1.000,
+/// 0.000], [1.000, 0.000, 0.000], [0.000, 0.000, 1.000]]` for `{:.3}`. The axis of the
+/// identity is printed as [0, 0, 0].
 impl<T: Real> std::fmt::Display for SO3Matrix<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let v = self.log();
         let angle = v.norm();
         let axis = if angle > T::zero() { v / angle } else { v };
-        match f.precision() {
-            Some(n) => writeln!(
-                f,
-                "SO3Matrix: angle {angle:.n$} rad about [{:.n$}, {:.n$}, {:.n$}]",
-                axis.x, axis.y, axis.z
-            )?,
-            None => writeln!(
-                f,
-                "SO3Matrix: angle {angle} rad about [{}, {}, {}]",
-                axis.x, axis.y, axis.z
-            )?,
+        let m = &self.m;
+        let num = |f: &mut std::fmt::Formatter<'_>, x: T| match f.precision() {
+            Some(n) => write!(f, "{x:.n$}"),
+            None => write!(f, "{x}"),
+        };
+        write!(f, "SO3Matrix: angle ")?;
+        num(f, angle)?;
+        write!(f, " rad about [")?;
+        for i in 0..3 {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            num(f, axis[i])?;
         }
-        std::fmt::Display::fmt(&self.m, f)
+        write!(f, "], rows [")?;
+        for i in 0..3 {
+            write!(f, "{}[", if i > 0 { ", " } else { "" })?;
+            for j in 0..3 {
+                if j > 0 {
+                    write!(f, ", ")?;
+                }
+                num(f, m[(i, j)])?;
+            }
+            write!(f, "]")?;
+        }
+        write!(f, "]")
     }
 }
 

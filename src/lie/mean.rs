@@ -23,6 +23,12 @@ pub(crate) fn weighted_mean<T: Real, G: LieGroup<T>>(
     if rotations.is_empty() {
         return Err(LieError::Empty { what });
     }
+    if let Some(index) = rotations
+        .iter()
+        .position(|r| !r.to_matrix().iter().all(|x| x.is_finite()))
+    {
+        return Err(LieError::NonFiniteRotation { what, index });
+    }
     let mut start = 0;
     // Weights are divided by the largest one, so that their sum cannot overflow (n weights
     // near T::MAX) and products with tiny differences do not go subnormal (tiny weights):
@@ -49,10 +55,9 @@ pub(crate) fn weighted_mean<T: Real, G: LieGroup<T>>(
         }
         largest = w[start];
         if largest <= T::zero() {
-            // All weights are zero.
-            return Err(LieError::InvalidWeight {
-                index: w.len() - 1,
-                value: w[w.len() - 1].to_f64(),
+            return Err(LieError::ZeroWeights {
+                what,
+                count: w.len(),
             });
         }
     }

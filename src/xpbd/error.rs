@@ -7,14 +7,14 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum XpbdError {
     /// A dynamic body needs a strictly positive, finite mass (kg).
-    #[error("body mass must be positive and finite with a finite inverse, got {mass} kg")]
+    #[error("body mass must be positive and finite with a finite inverse, got {mass:e} kg")]
     NonPositiveMass {
         /// The mass given (kg).
         mass: f64,
     },
     /// Principal moments of inertia must be strictly positive and finite (kg·m²).
     #[error(
-        "principal inertia must be positive and finite, got {value} kg·m² about body axis {axis}"
+        "principal inertia must be positive and finite, got {value:e} kg·m² about body axis {axis}"
     )]
     NonPositiveInertia {
         /// Body axis index (0 = x, 1 = y, 2 = z).
@@ -56,7 +56,7 @@ pub enum XpbdError {
     },
     /// Compliance must be finite and ≥ 0.
     #[error(
-        "constraint '{constraint}' row {row}: compliance must be finite and >= 0, got {value}"
+        "constraint '{constraint}' row {row}: compliance must be finite and >= 0, got {value:e}"
     )]
     BadCompliance {
         /// Constraint name.
@@ -68,7 +68,7 @@ pub enum XpbdError {
     },
     /// Rayleigh damping b must be finite and ≥ 0 (s).
     #[error(
-        "constraint '{constraint}' row {row}: damping must be finite and >= 0 (s; β = b/α), got {value}"
+        "constraint '{constraint}' row {row}: damping must be finite and >= 0 (s; β = b/α), got {value:e}"
     )]
     BadDamping {
         /// Constraint name.

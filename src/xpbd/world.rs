@@ -88,7 +88,12 @@ impl<T: Real> SolverOptions<T> {
         if !(h > T::zero() && (T::one() / (h * h)).is_finite()) {
             return Err(XpbdError::InvalidOption {
                 name: "dt",
-                value: format!("{} (substep h = dt/{} = {h} s)", self.dt, self.substeps),
+                value: format!(
+                    "{:e} (substep h = dt/{} = {:e} s)",
+                    self.dt.to_f64(),
+                    self.substeps,
+                    h.to_f64()
+                ),
                 reason: "the substep h = dt/substeps is so small that h or 1/h² is not \
                          representable in the scalar type (f32 needs h > ~5.4e-20 s, f64 \
                          h > ~7.5e-155 s)",
