@@ -540,3 +540,33 @@ fn masses_with_non_finite_inverse_are_rejected() {
         Err(XpbdError::NonPositiveMass { .. })
     ));
 }
+
+/// Review regression: a principal inertia that no rigid body has (I₃ > I₁ + I₂) was
+/// accepted by `Body::dynamic`; scene files already rejected it.
+#[test]
+fn non_physical_inertia_is_rejected() {
+    let z = Vector3::<f64>::zeros();
+    let r = SO3Matrix::<f64>::identity();
+    let err = Body::dynamic(1.0, Vector3::new(1.0, 1.0, 3.0), z, r).unwrap_err();
+    assert!(matches!(err, XpbdError::NonPhysicalInertia { .. }), "{err}");
+    assert!(err.to_string().contains("I₁ + I₂ ≥ I₃"), "{err}");
+    // A thin rod (I₁ = I₂, I₃ → 0) and the limit I₃ = I₁ + I₂ (a flat plate) are fine.
+    assert!(Body::dynamic(1.0, Vector3::new(1.0, 1.0, 1e-12), z, r).is_ok());
+    assert!(Body::dynamic(1.0, Vector3::new(1.0, 2.0, 3.0), z, r).is_ok());
+}
+
+/// Review regression: an orientation built without validation from a non-unit
+/// quaternion (norm 2) was accepted, and every rotation then scaled vectors by 4.
+#[test]
+fn orientation_that_is_not_a_rotation_is_rejected() {
+    let q = UnitQuaternion::new_unchecked(nalgebra::Quaternion::new(2.0, 0.0, 0.0, 0.0));
+    let err = Body::dynamic(1.0, Vector3::repeat(1.0), Vector3::zeros(), q).unwrap_err();
+    assert!(matches!(err, XpbdError::NotARotation(_)), "{err}");
+    let m = SO3Matrix::from_matrix_unchecked(nalgebra::Matrix3::new(
+        1.0, 0.1, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
+    ));
+    assert!(matches!(
+        Body::fixed(Vector3::<f64>::zeros(), m),
+        Err(XpbdError::NotARotation(_))
+    ));
+}

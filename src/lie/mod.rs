@@ -33,9 +33,16 @@
 //! | uniform sampling | [`LieGroup::random`] (Haar measure) | | `Random`, `sampleUniform` |
 //! | pose ℝ³ × SO(3) | [`Pose::boxplus`], [`Pose::boxminus`] in the (59) layout, [`Pose::transform_point`] | `Pose::jacobian_*` | |
 //!
-//! [`SO3Matrix`] also has `*` (product and action on vectors), `Display`, and the
-//! `approx` traits comparing rotations by the angle between them; with the feature
-//! `serde`, [`SO3Matrix`] and [`Pose`] serialize, and deserializing validates.
+//! [`SO3Matrix`] also has `*` (product and action on vectors); [`SO3Matrix`] and
+//! [`Pose`] have `Display` and the `approx` traits, which compare rotations by the angle
+//! between them (so q and −q are equal). `abs_diff_eq` (angle ≤ ε) is bi-invariant;
+//! `relative_eq` scales its tolerance by the rotations' own angles from the identity,
+//! so it depends on the frame: prefer `abs_diff_eq` with an angle in radians. With the
+//! feature `serde`, [`SO3Matrix`] and [`Pose`] serialize, deserializing validates, and
+//! a rotation survives a save and load bit for bit.
+//!
+//! [`Pose`] is ℝ³ × SO(3) with the (59) layout, not SE(3): it has ⊞, ⊟ and the point
+//! maps, and no group product.
 //!
 //! # Accuracy
 //! The coefficient functions of Exp, Γ, Γ⁻¹ and ∂Γ/∂θ are each within a few ε of their

@@ -68,8 +68,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// (kg·m², body frame).
     ///
     /// # Errors
-    /// [`XpbdError::NonPositiveMass`], [`XpbdError::NonPositiveInertia`], or
-    /// [`XpbdError::NonFinite`] for a non-finite position or orientation.
+    /// [`XpbdError::NonPositiveMass`], [`XpbdError::NonPositiveInertia`],
+    /// [`XpbdError::NonPhysicalInertia`] if a moment exceeds the sum of the other two,
+    /// [`XpbdError::NonFinite`] for a non-finite position or orientation, or
+    /// [`XpbdError::NotARotation`] for an orientation that is not a rotation within
+    /// [`crate::lie::Real::orthogonality_tolerance`].
     pub fn dynamic(
         mass: T,
         inertia: Vector3<T>,
@@ -95,6 +98,15 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
                 });
             }
         }
+        // Every rigid body has I₁ + I₂ ≥ I₃ (and permutations); the slack of 1e-9 of the
+        // sum (as in scene files) admits thin rods and flat plates given to round-off.
+        let (a, b2, c) = (inertia.x, inertia.y, inertia.z);
+        let slack = (a + b2 + c) * crate::lie::real::c::<T>(1e-9);
+        if a + b2 + slack < c || a + c + slack < b2 || b2 + c + slack < a {
+            return Err(XpbdError::NonPhysicalInertia {
+                inertia: [a.to_f64(), b2.to_f64(), c.to_f64()],
+            });
+        }
         let mut b = Self::fixed(position, orientation)?;
         b.mass = mass;
         b.inertia = inertia;
@@ -107,7 +119,8 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// A fixed body (infinite mass and inertia) at the given pose.
     ///
     /// # Errors
-    /// [`XpbdError::NonFinite`] for a non-finite position or orientation.
+    /// [`XpbdError::NonFinite`] for a non-finite position or orientation,
+    /// [`XpbdError::NotARotation`] for an orientation that is not a rotation.
     pub fn fixed(position: Vector3<T>, orientation: G) -> Result<Self, XpbdError> {
         check_vec(&position, "body position")?;
         if !orientation.to_matrix().iter().all(|x| x.is_finite()) {
@@ -115,6 +128,8 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
                 what: "body orientation".into(),
             });
         }
+        crate::lie::matrix::validate_rotation_matrix(&orientation.to_matrix())
+            .map_err(XpbdError::NotARotation)?;
         let z = Vector3::zeros();
         Ok(Self {
             position,

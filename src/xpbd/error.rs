@@ -22,6 +22,17 @@ pub enum XpbdError {
         /// The value given (kg·m²).
         value: f64,
     },
+    /// Principal moments of inertia that no rigid body has: each must be at most the sum
+    /// of the other two (kg·m²).
+    #[error("principal inertia [{}, {}, {}] kg·m² violates I₁ + I₂ ≥ I₃ (and its permutations), which every rigid body satisfies", inertia[0], inertia[1], inertia[2])]
+    NonPhysicalInertia {
+        /// The principal moments given (kg·m²).
+        inertia: [f64; 3],
+    },
+    /// A body orientation that is not a rotation (e.g. a quaternion built with
+    /// `new_unchecked` from a non-unit quaternion).
+    #[error("body orientation is not a rotation: {0}")]
+    NotARotation(LieError),
     /// A quantity that must be finite has a NaN or infinite entry.
     #[error("{what} has a non-finite entry (NaN or infinity)")]
     NonFinite {
