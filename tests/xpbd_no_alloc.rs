@@ -1,11 +1,14 @@
 //! A steady-state step of a rigid-body world allocates nothing on the heap: every
 //! per-substep buffer (constraint values and gradients, the block system, λ) is sized
 //! when the world is built (or on the first substep). Checked with a counting global allocator, for all four
-//! combinations of scalar and representation and both solve modes.
+//! combinations of scalar and representation and both solve modes, with and without
+//! the velocity-level damping pass.
 
+use lie_xpbd::joint::{JointFrame, Spherical};
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
-use lie_xpbd::xpbd::SolveMode;
+use lie_xpbd::xpbd::{Body, SolveMode, SolverOptions, World};
+use nalgebra::Vector3;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -70,8 +73,62 @@ fn steady_state_allocations<T: Real, G: LieGroup<T>>(mode: SolveMode) -> u64 {
     allocations() - before
 }
 
+/// A 3-link chain of compliant spherical joints with velocity-level damping (Section
+/// 4.4), so the damping pass runs every substep: 10 warm-up steps, then the allocations
+/// of 1000 steps.
+fn damped_chain_allocations<T: Real, G: LieGroup<T>>(mode: SolveMode) -> u64 {
+    let c = |x: f64| T::cast(x);
+    let options = SolverOptions {
+        solve_mode: mode,
+        substeps: 2,
+        ..SolverOptions::default()
+    };
+    let mut w = World::<T, G>::new(options).expect("valid options");
+    let half = Vector3::new(c(0.5), c(0.0), c(0.0));
+    let mut prev = None;
+    for i in 0..3 {
+        let body = Body::dynamic(
+            c(1.0),
+            Vector3::new(c(0.01), c(0.09), c(0.09)),
+            Vector3::new(c(0.5 + i as f64), c(0.0), c(0.0)),
+            G::identity(),
+        )
+        .expect("valid body");
+        let id = w.add_body(body).expect("body added");
+        let (b1, f1) = match prev {
+            None => (None, JointFrame::identity()),
+            Some(p) => (Some(p), JointFrame::new(half, G::identity())),
+        };
+        let joint = Spherical::new(b1, f1, Some(id), JointFrame::new(-half, G::identity()))
+            .expect("valid joint")
+            .with_compliance(&[c(1e-5); 3])
+            .expect("valid compliance")
+            .with_damping(&[c(2e-3); 3])
+            .expect("valid damping");
+        w.add_constraint(joint).expect("joint added");
+        prev = Some(id);
+    }
+    for _ in 0..10 {
+        w.step().expect("no divergence");
+    }
+    let before = allocations();
+    for _ in 0..1000 {
+        w.step().expect("no divergence");
+    }
+    allocations() - before
+}
+
 fn check<T: Real, G: LieGroup<T>>() {
     for mode in [SolveMode::Block, SolveMode::Rows] {
+        let n = damped_chain_allocations::<T, G>(mode);
+        assert_eq!(
+            n,
+            0,
+            "{} {} {} damped chain: {n} heap allocations in 1000 steps",
+            G::NAME,
+            T::NAME,
+            mode.name()
+        );
         let n = steady_state_allocations::<T, G>(mode);
         assert_eq!(
             n,
