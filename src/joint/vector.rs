@@ -117,26 +117,44 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
     /// [`Self::DIM`] values are given; [`XpbdError::BadCompliance`] naming the first
     /// negative or non-finite row.
     pub fn with_compliance(mut self, compliance: &[T]) -> Result<Self, XpbdError> {
-        if compliance.len() != K::DIM {
-            return Err(XpbdError::InvalidJoint {
-                field: "compliance",
-                value: format!("{} values for '{}'", compliance.len(), self.name()),
-                reason: "give exactly one compliance per constraint row",
-            });
-        }
-        if let Some((row, &a)) = compliance
-            .iter()
-            .enumerate()
-            .find(|(_, &a)| !(a.is_finite() && a >= T::zero()))
-        {
-            return Err(XpbdError::BadCompliance {
-                constraint: self.name(),
+        self.check_rows(
+            compliance,
+            "compliance",
+            "give exactly one compliance per constraint row",
+            |constraint, row, value| XpbdError::BadCompliance {
+                constraint,
                 row,
-                value: a.to_f64(),
-            });
-        }
+                value,
+            },
+        )?;
         self.compliance[..K::DIM].copy_from_slice(compliance);
         Ok(self)
+    }
+
+    /// One finite, non-negative value per row, or the errors of [`Self::with_compliance`]
+    /// and [`Self::with_damping`].
+    fn check_rows(
+        &self,
+        values: &[T],
+        field: &'static str,
+        reason: &'static str,
+        bad: impl FnOnce(String, usize, f64) -> XpbdError,
+    ) -> Result<(), XpbdError> {
+        if values.len() != K::DIM {
+            return Err(XpbdError::InvalidJoint {
+                field,
+                value: format!("{} values for '{}'", values.len(), self.name()),
+                reason,
+            });
+        }
+        match values
+            .iter()
+            .enumerate()
+            .find(|(_, &x)| !(x.is_finite() && x >= T::zero()))
+        {
+            Some((row, &x)) => Err(bad(self.name(), row, x.to_f64())),
+            None => Ok(()),
+        }
     }
 
     /// Sets the Rayleigh damping b of each of the [`Self::DIM`] rows, in seconds
@@ -153,24 +171,16 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
     /// values are given; [`XpbdError::BadDamping`] naming the first negative or
     /// non-finite row.
     pub fn with_damping(mut self, damping: &[T]) -> Result<Self, XpbdError> {
-        if damping.len() != K::DIM {
-            return Err(XpbdError::InvalidJoint {
-                field: "damping",
-                value: format!("{} values for '{}'", damping.len(), self.name()),
-                reason: "give exactly one damping per constraint row",
-            });
-        }
-        if let Some((row, &b)) = damping
-            .iter()
-            .enumerate()
-            .find(|(_, &b)| !(b.is_finite() && b >= T::zero()))
-        {
-            return Err(XpbdError::BadDamping {
-                constraint: self.name(),
+        self.check_rows(
+            damping,
+            "damping",
+            "give exactly one damping per constraint row",
+            |constraint, row, value| XpbdError::BadDamping {
+                constraint,
                 row,
-                value: b.to_f64(),
-            });
-        }
+                value,
+            },
+        )?;
         self.damping[..K::DIM].copy_from_slice(damping);
         Ok(self)
     }
