@@ -26,7 +26,7 @@
 //! The revolute axis and the prismatic slide axis are the joint frames' z axis. The
 //! joint angle θ_rev = e₃ (73) and the slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) — the
 //! variables of joint limits (74) — come with their gradients from
-//! [`JointKinematics`].
+//! [`JointKinematics`]. [`RevoluteLimit`] imposes (74) on θ_rev, unwrapped across ±π.
 //!
 //! # Structure
 //! All four joints are one generic type, [`VectorJoint`]`<T, G, K>`: the two
@@ -66,6 +66,7 @@ pub mod attachments;
 pub mod fixed;
 pub mod frame;
 pub mod kinematics;
+pub mod limit;
 pub mod prismatic;
 pub mod revolute;
 pub mod spherical;
@@ -75,6 +76,7 @@ pub use attachments::JointAttachments;
 pub use fixed::{Fixed, FixedKind};
 pub use frame::JointFrame;
 pub use kinematics::{Block3, JointKinematics};
+pub use limit::{wrap_angle, RevoluteLimit};
 pub use prismatic::{Prismatic, PrismaticKind};
 pub use revolute::{Revolute, RevoluteKind};
 pub use spherical::{Spherical, SphericalKind};

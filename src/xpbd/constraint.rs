@@ -111,6 +111,14 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
         let inf = crate::lie::real::c::<T>(f64::INFINITY);
         (-inf, inf)
     }
+
+    /// Called by [`crate::xpbd::World::substep`] once per substep for every
+    /// constraint, after the position solve, the velocity update and the damping pass,
+    /// with the bodies at their end-of-substep state. Constraints with state carried
+    /// across substeps (e.g. the unwrapped angle of
+    /// [`crate::joint::RevoluteLimit`]) update it here; [`Constraint::evaluate`] sees it
+    /// constant within a substep. Default: nothing.
+    fn end_substep(&mut self, _bodies: &[Body<T, G>]) {}
 }
 
 /// The checks every user of a constraint makes first: its dimension is in

@@ -359,7 +359,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 
     /// One substep of Algorithm 1: inertial prediction, `iterations` Gauss–Seidel sweeps
     /// of row (56) or block (124) projections, velocity update (line 10), then the
-    /// velocity-level damping pass [`World::solve_velocities`] (lines 11–14).
+    /// velocity-level damping pass [`World::solve_velocities`] (lines 11–14), then
+    /// [`Constraint::end_substep`] of every constraint.
     pub fn substep(&mut self) {
         let h = self.options.substep_dt();
         let g = self.options.gravity;
@@ -384,6 +385,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             b.update_velocity(h);
         }
         self.solve_velocities();
+        for s in &mut self.slots {
+            s.constraint.end_substep(&self.bodies);
+        }
     }
 
     /// The velocity-level damping pass (paper Section 4.4, (60)–(66); Algorithm 1 lines
