@@ -1,0 +1,116 @@
+//! Solver options of a [`World`](super::World): time step, substeps, iterations, solve
+//! mode and gravity.
+
+use crate::lie::Real;
+use crate::xpbd::error::XpbdError;
+use nalgebra::Vector3;
+
+/// How vector constraints are projected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SolveMode {
+    /// All rows of a vector constraint at once with one n×n SPD solve (124).
+    Block,
+    /// Each scalar row on its own, re-evaluating the constraint before each (56).
+    Rows,
+}
+
+impl SolveMode {
+    /// `"block"` or `"rows"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolveMode::Block => "block",
+            SolveMode::Rows => "rows",
+        }
+    }
+}
+
+/// Time-stepping options.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolverOptions<T: Real> {
+    /// Time step Δt, s (> 0).
+    pub dt: T,
+    /// Substeps per step (≥ 1); each has length Δt/substeps.
+    pub substeps: usize,
+    /// Gauss–Seidel sweeps over all constraints per substep (≥ 1).
+    pub iterations: usize,
+    /// Row (56) or block (124) projection.
+    pub solve_mode: SolveMode,
+    /// Gravitational acceleration, m/s², world frame.
+    pub gravity: Vector3<T>,
+}
+
+impl<T: Real> Default for SolverOptions<T> {
+    /// Δt = 1e-3 s, one substep, one iteration, block solve, g = 9.81 m/s² along −y.
+    fn default() -> Self {
+        Self {
+            dt: crate::lie::real::c(1e-3),
+            substeps: 1,
+            iterations: 1,
+            solve_mode: SolveMode::Block,
+            gravity: Vector3::new(T::zero(), crate::lie::real::c(-9.81), T::zero()),
+        }
+    }
+}
+
+impl<T: Real> SolverOptions<T> {
+    /// Checks every option.
+    ///
+    /// # Errors
+    /// [`XpbdError::InvalidOption`] for a non-positive or non-finite `dt`, zero
+    /// `substeps` or `iterations`; [`XpbdError::InvalidOption`] naming `dt` for a time
+    /// step whose substep h = Δt/substeps is so small in the scalar type `T` that h
+    /// rounds to 0 or 1/h² (the factor of the compliance α̃ = α/h², eq. 51–52)
+    /// overflows to +∞: h below about 5.4e-20 s in f32 (1/h² > 3.4e38) or 7.5e-155 s in
+    /// f64 (1/h² > 1.8e308). Such a step would otherwise be accepted and the run fail
+    /// later as a "divergence" (NaN from ∞·0); [`XpbdError::NonFinite`] for
+    /// non-finite gravity.
+    pub fn validate(&self) -> Result<(), XpbdError> {
+        if !(self.dt.is_finite() && self.dt > T::zero()) {
+            return Err(XpbdError::InvalidOption {
+                name: "dt",
+                value: self.dt.to_string(),
+                reason: "the time step must be positive and finite (s)",
+            });
+        }
+        if self.substeps == 0 {
+            return Err(XpbdError::InvalidOption {
+                name: "substeps",
+                value: "0".into(),
+                reason: "at least one substep is needed",
+            });
+        }
+        let h = self.substep_dt();
+        if !(h > T::zero() && (T::one() / (h * h)).is_finite()) {
+            return Err(XpbdError::InvalidOption {
+                name: "dt",
+                value: format!(
+                    "{:e} (substep h = dt/{} = {:e} s)",
+                    self.dt.to_f64(),
+                    self.substeps,
+                    h.to_f64()
+                ),
+                reason: "the substep h = dt/substeps is so small that h or 1/h² is not \
+                         representable in the scalar type (f32 needs h > ~5.4e-20 s, f64 \
+                         h > ~7.5e-155 s)",
+            });
+        }
+        if self.iterations == 0 {
+            return Err(XpbdError::InvalidOption {
+                name: "iterations",
+                value: "0".into(),
+                reason: "at least one iteration is needed",
+            });
+        }
+        if !self.gravity.iter().all(|x| x.is_finite()) {
+            return Err(XpbdError::NonFinite {
+                what: "gravity".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Substep length h = Δt/substeps, s.
+    pub fn substep_dt(&self) -> T {
+        self.dt / crate::lie::real::c(self.substeps as f64)
+    }
+}
