@@ -13,7 +13,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// [`crate::xpbd`] for the derivation.
     ///
     /// One Gauss–Seidel sweep over the constraints with a damped row (b > 0 and α > 0,
-    /// see [`Constraint::damping`]; hard and undamped rows are skipped), each solved, in
+    /// see [`Constraint::damping`](crate::xpbd::Constraint::damping); hard and undamped rows are skipped), each solved, in
     /// the world's [`SolveMode`] like the position solve, for the multipliers μ of the
     /// backward-Euler damping step with β̃ = h·b/α:
     ///
@@ -22,7 +22,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     ///
     /// then `v ← v + 𝓜⁻¹ ∇Cᵀ Δμ`, with v = (v world, ω body frame) per body and ∇C at
     /// the end-of-substep poses (evaluated once per constraint: this pass moves no
-    /// body). Inequality rows ([`Constraint::lambda_bounds`]) are damped only if they
+    /// body). Inequality rows ([`Constraint::lambda_bounds`](crate::xpbd::Constraint::lambda_bounds)) are damped only if they
     /// pushed in the position solve (λ ≠ 0) and their μ is clamped to the bounds of λ,
     /// so a contact or limit is never made to pull. Each projection lowers the kinetic
     /// energy by `Δμᵀ(½∇C𝓜⁻¹∇Cᵀ + β̃⁻¹)Δμ ≥ 0`: damping never adds energy. Does
