@@ -4,7 +4,7 @@ use super::error::LieError;
 use super::mean;
 use super::real::Real;
 use super::so3;
-use nalgebra::{Matrix3, Quaternion, Vector3};
+use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use rand::Rng;
 use std::fmt::Debug;
 
@@ -69,6 +69,11 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     /// [`LieError::NonFinite`] for NaN/∞ entries, [`LieError::ZeroQuaternion`] if the
     /// norm is below √ε (no direction to normalise).
     fn from_quaternion(q: &Quaternion<T>) -> Result<Self, LieError>;
+
+    /// The rotation of a unit quaternion, without checking it (the caller guarantees
+    /// unit norm to round-off): a copy for quaternions, the rotation matrix (29) for
+    /// matrices. Cheaper than [`Self::exp`] when the quaternion is already at hand.
+    fn from_unit_quaternion_unchecked(q: &UnitQuaternion<T>) -> Self;
 
     /// Projects back onto the group after round-off drift (normalises a quaternion,
     /// re-orthonormalises a matrix). Idempotent to round-off.

@@ -182,6 +182,13 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
         Ok(Self { m: *m }.renormalize().renormalize())
     }
 
+    #[inline]
+    fn from_unit_quaternion_unchecked(q: &UnitQuaternion<T>) -> Self {
+        Self {
+            m: q.to_rotation_matrix().into_inner(),
+        }
+    }
+
     fn from_quaternion(q: &Quaternion<T>) -> Result<Self, LieError> {
         let u = validate_quaternion(q)?;
         Ok(Self {

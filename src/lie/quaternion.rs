@@ -94,6 +94,11 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
     }
 
     #[inline]
+    fn from_unit_quaternion_unchecked(q: &UnitQuaternion<T>) -> Self {
+        *q
+    }
+
+    #[inline]
     fn renormalize(&self) -> Self {
         UnitQuaternion::new_normalize(self.into_inner())
     }

@@ -232,8 +232,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             let gyro = w.cross(&self.inertia.component_mul(&w));
             let alpha = (self.torque - gyro).component_mul(&self.inv_inertia);
             let dtheta = (w + alpha * h) * h;
+            // One Exp serves the increment and the orientation.
             self.rotation_increment = <UnitQuaternion<T> as LieGroup<T>>::exp(&dtheta);
-            self.orientation = self.orientation.boxplus(&dtheta);
+            self.orientation = self
+                .orientation
+                .compose(&G::from_unit_quaternion_unchecked(&self.rotation_increment));
         }
         self.predicted_position = self.position;
         self.predicted_orientation = self.orientation;
@@ -260,8 +263,12 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     pub(crate) fn apply_correction(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>) {
         self.position += dp;
         self.displacement += dp;
-        self.rotation_increment *= <UnitQuaternion<T> as LieGroup<T>>::exp(dtheta);
-        self.orientation = self.orientation.boxplus(dtheta);
+        // One Exp serves the increment and the orientation (R ⊞ δθ = R·Exp(δθ)).
+        let e = <UnitQuaternion<T> as LieGroup<T>>::exp(dtheta);
+        self.rotation_increment *= e;
+        self.orientation = self
+            .orientation
+            .compose(&G::from_unit_quaternion_unchecked(&e));
     }
 
     /// Whether every state entry is finite.
