@@ -157,7 +157,7 @@ const ROWS_TOL: f64 = 1e-3;
 fn tol(mode: SolveMode) -> f64 {
     match mode {
         SolveMode::Block => BLOCK_TOL,
-        SolveMode::Rows => ROWS_TOL,
+        SolveMode::Rows | SolveMode::Scalar => ROWS_TOL,
     }
 }
 

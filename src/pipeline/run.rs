@@ -386,6 +386,7 @@ fn summarize(
         mode: match f.solver.mode {
             crate::scene::ModeSpec::Block => "block".into(),
             crate::scene::ModeSpec::Rows => "rows".into(),
+            crate::scene::ModeSpec::Scalar => "scalar".into(),
         },
         gravity: f.solver.gravity,
         duration_s: f.run.duration,

@@ -130,6 +130,7 @@ impl Scene {
             solve_mode: match file.solver.mode {
                 ModeSpec::Block => SolveMode::Block,
                 ModeSpec::Rows => SolveMode::Rows,
+                ModeSpec::Scalar => SolveMode::Scalar,
             },
             gravity: v3::<T>(&file.solver.gravity),
         };

@@ -112,6 +112,8 @@ pub enum ModeSpec {
     Block,
     /// One scalar row at a time (56).
     Rows,
+    /// The scalar ("normed") joints of Section 5.1, row by row (56).
+    Scalar,
 }
 
 /// `[run]`: how long to simulate and what to record.

@@ -196,6 +196,7 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
             mode: match cfg.solve_mode {
                 SolveMode::Block => ModeSpec::Block,
                 SolveMode::Rows => ModeSpec::Rows,
+                SolveMode::Scalar => ModeSpec::Scalar,
             },
             gravity: [0.0, -GRAVITY, 0.0],
         },

@@ -119,6 +119,27 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     /// [`crate::joint::RevoluteLimit`]) update it here; [`Constraint::evaluate`] sees it
     /// constant within a substep. Default: nothing.
     fn end_substep(&mut self, _bodies: &[Body<T, G>]) {}
+
+    /// Called by [`crate::xpbd::World::substep`] once per substep for every
+    /// constraint, before the inertial prediction, with the bodies at their
+    /// start-of-substep state. `clock` gives the substep length h and the time the
+    /// substep ends at, which is the time the solved positions belong to: a constraint
+    /// with a prescribed target (a drive, a moving support) sets its target for
+    /// `clock.end_time` here, and a velocity motor its per-substep increment from
+    /// `clock.h`. [`Constraint::evaluate`] sees the state set here constant within the
+    /// substep. Default: nothing.
+    fn begin_substep(&mut self, _clock: SubstepClock<T>, _bodies: &[Body<T, G>]) {}
+}
+
+/// When a substep happens, for [`Constraint::begin_substep`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SubstepClock<T: Real> {
+    /// Time at the start of the substep, s.
+    pub start_time: T,
+    /// Time at the end of the substep (`start_time + h`), s.
+    pub end_time: T,
+    /// Substep length h = Δt/substeps, s.
+    pub h: T,
 }
 
 /// The checks every user of a constraint makes first: its dimension is in

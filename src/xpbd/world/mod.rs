@@ -1,7 +1,7 @@
 //! The [`World`]: bodies, constraints, and the XPBD time step (Algorithm 1).
 
 use super::body::{Body, BodyId};
-use super::constraint::{Constraint, ConstraintEval, MAX_BODIES, MAX_ROWS};
+use super::constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_ROWS};
 use super::error::XpbdError;
 use crate::lie::{LieGroup, Real};
 use nalgebra::{SMatrix, SVector, Vector3};
@@ -62,6 +62,10 @@ pub struct World<T: Real, G: LieGroup<T>> {
     slots: Vec<Slot<T, G>>,
     options: SolverOptions<T>,
     time: T,
+    // Time at the start of the next substep: advanced by h per substep and reset to
+    // steps·Δt after every step, so it never drifts from `time` by more than a step's
+    // worth of rounding.
+    substep_time: T,
     steps: u64,
     eval: ConstraintEval<T>,
 }
@@ -78,6 +82,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             slots: Vec::new(),
             options,
             time: T::zero(),
+            substep_time: T::zero(),
             steps: 0,
             eval: ConstraintEval::default(),
         })
@@ -244,6 +249,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         }
         self.steps += 1;
         self.time = crate::lie::real::c::<T>(self.steps as f64) * self.options.dt;
+        self.substep_time = self.time;
         if let Some(i) = self.bodies.iter().position(|b| !b.is_finite()) {
             return Err(XpbdError::Diverged {
                 time: self.time.to_f64(),
@@ -253,13 +259,22 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         Ok(())
     }
 
-    /// One substep of Algorithm 1: inertial prediction, `iterations` Gauss–Seidel sweeps
+    /// One substep of Algorithm 1: [`Constraint::begin_substep`] of every constraint,
+    /// inertial prediction, `iterations` Gauss–Seidel sweeps
     /// of row (56) or block (124) projections, velocity update (line 10), then the
     /// velocity-level damping pass [`World::solve_velocities`] (lines 11–14), then
     /// [`Constraint::end_substep`] of every constraint.
     pub fn substep(&mut self) {
         let h = self.options.substep_dt();
         let g = self.options.gravity;
+        let clock = SubstepClock {
+            start_time: self.substep_time,
+            end_time: self.substep_time + h,
+            h,
+        };
+        for s in &mut self.slots {
+            s.constraint.begin_substep(clock, &self.bodies);
+        }
         for b in &mut self.bodies {
             b.predict(h, &g);
         }
@@ -284,6 +299,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         for s in &mut self.slots {
             s.constraint.end_substep(&self.bodies);
         }
+        self.substep_time = clock.end_time;
     }
 
     fn evaluate(&mut self, k: usize) {

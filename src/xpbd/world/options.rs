@@ -12,14 +12,23 @@ pub enum SolveMode {
     Block,
     /// Each scalar row on its own, re-evaluating the constraint before each (56).
     Rows,
+    /// The scalar ("normed") baseline of Section 5.1: each joint is one norm per
+    /// positional and rotational part (Müller et al. 2020), projected row by row (56).
+    /// The world projects whatever constraints it holds row by row in this mode; the
+    /// scene builder ([`crate::scene::Scene::build`]) gives it the normed joints.
+    Scalar,
 }
 
 impl SolveMode {
-    /// `"block"` or `"rows"`.
+    /// Every mode, in the order of the paper's comparison.
+    pub const ALL: [SolveMode; 3] = [SolveMode::Block, SolveMode::Rows, SolveMode::Scalar];
+
+    /// `"block"`, `"rows"` or `"scalar"`.
     pub fn name(self) -> &'static str {
         match self {
             SolveMode::Block => "block",
             SolveMode::Rows => "rows",
+            SolveMode::Scalar => "scalar",
         }
     }
 }
