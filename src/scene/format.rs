@@ -340,6 +340,45 @@ pub struct JointSpec {
     /// value over a mix of hard and compliant rows damps the compliant ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damping: Option<DampingSpec>,
+    /// Joint limits (see [`super::actuation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<super::actuation::LimitSpec>,
+    /// A drive towards a target (81) (see [`super::actuation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive: Option<super::actuation::DriveSpec>,
+    /// A velocity motor (see [`super::actuation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motor: Option<super::actuation::MotorSpec>,
+    /// The joint breaks (is removed, and the break is reported) when the force it
+    /// carries, |λ_length|/h² over its length rows, exceeds this, N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub break_force: Option<f64>,
+    /// The joint breaks when the torque it carries, |λ_angle|/h² over its angle rows,
+    /// exceeds this, N·m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub break_torque: Option<f64>,
+}
+
+impl JointSpec {
+    /// A joint of type `kind` between the bodies named `body1` and `body2` (or
+    /// [`WORLD`]), with identity frames and nothing else set.
+    pub fn new(kind: JointType, body1: impl Into<String>, body2: impl Into<String>) -> Self {
+        Self {
+            name: None,
+            kind,
+            body1: body1.into(),
+            body2: body2.into(),
+            frame1: FrameSpec::default(),
+            frame2: FrameSpec::default(),
+            compliance: None,
+            damping: None,
+            limit: None,
+            drive: None,
+            motor: None,
+            break_force: None,
+            break_torque: None,
+        }
+    }
 }
 
 /// Joint types. The revolute axis and the prismatic slide axis are the joint frames'

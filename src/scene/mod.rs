@@ -40,6 +40,7 @@
 //! Every mistake is a [`SceneError`] naming the file, the line and column, the field
 //! path and what is allowed; reading a scene never panics.
 
+pub mod actuation;
 pub mod build;
 pub mod error;
 pub mod format;

@@ -254,7 +254,8 @@ fn check_joint(path: &FieldPath, j: &JointSpec, bodies: &[BodySpec]) -> Result<(
             }
         }
     }
-    check_damping(path, j, rows)
+    check_damping(path, j, rows)?;
+    super::actuation::check(path, j)
 }
 
 /// `damping`: finite and ≥ 0, the right length, and only on compliant rows (β = b/α

@@ -165,24 +165,19 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
     };
     let mut joints = vec![JointSpec {
         name: Some("pivot".into()),
-        kind: JointType::Revolute,
-        body1: WORLD.into(),
-        body2: "link0".into(),
-        frame1: FrameSpec::default(),
         frame2: frame(half),
-        compliance: None,
-        damping: None,
+        ..JointSpec::new(JointType::Revolute, WORLD, "link0")
     }];
     for i in 1..BODY_COUNT {
         joints.push(JointSpec {
             name: Some(format!("hinge{i}")),
-            kind: JointType::Revolute,
-            body1: format!("link{}", i - 1),
-            body2: format!("link{i}"),
             frame1: frame(-half),
             frame2: frame(half),
-            compliance: None,
-            damping: None,
+            ..JointSpec::new(
+                JointType::Revolute,
+                format!("link{}", i - 1),
+                format!("link{i}"),
+            )
         });
     }
     SceneFile {
