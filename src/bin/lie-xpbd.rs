@@ -4,7 +4,8 @@
 
 use clap::{Args, Parser, Subcommand};
 use lie_xpbd::pipeline::commands::{
-    check_command, compare_command, merge_command, run_command, sweep_command, RunArgs,
+    check_command, compare_command, merge_command, reproduce_rigid_command, run_command,
+    sweep_command, RunArgs,
 };
 use lie_xpbd::sim::{Rotation, Scalar};
 use std::path::PathBuf;
@@ -103,6 +104,29 @@ enum Command {
         /// Where to write the table.
         #[arg(long, value_name = "DIR", default_value = "out/merged")]
         out: PathBuf,
+    },
+    /// Reproduce the paper's results: `rigid` runs the triple pendulum (100 s) and the
+    /// 3-RPS robot (10 s) in the block, rows and scalar solve modes and writes each
+    /// residual history, plots per scene, summary.md and summary.json.
+    Reproduce {
+        /// Which results: `rigid` (Section 9.1, Figure 12, Table 1).
+        #[arg(value_parser = ["rigid"])]
+        what: String,
+        /// Output folder.
+        #[arg(long, value_name = "DIR", default_value = "out/reproduce-rigid")]
+        out: PathBuf,
+        /// Duration of the pendulum runs, s.
+        #[arg(long, value_name = "S", default_value_t = 100.0)]
+        pendulum_seconds: f64,
+        /// Duration of the 3-RPS runs, s.
+        #[arg(long, value_name = "S", default_value_t = 10.0)]
+        rps_seconds: f64,
+        /// Rotation representation of every run.
+        #[arg(long, default_value = "matrix", value_parser = parse_rotation)]
+        rotation: Rotation,
+        /// Scalar type of every run.
+        #[arg(long, default_value = "f64", value_parser = parse_scalar)]
+        scalar: Scalar,
     },
     /// Check every constraint's analytic gradient against finite differences, at the
     /// initial state and at random perturbed states, in all four combinations; exits 1
@@ -206,6 +230,22 @@ fn main() -> ExitCode {
             &scene, &set, rotation, scalar, seconds, out, jobs, emit_jobs, &interrupt,
         ),
         Some(Command::Merge { dirs, out }) => merge_command(&dirs, &out),
+        Some(Command::Reproduce {
+            what: _,
+            out,
+            pendulum_seconds,
+            rps_seconds,
+            rotation,
+            scalar,
+        }) => {
+            let opts = lie_xpbd::pipeline::reproduce::RigidOptions {
+                pendulum_seconds,
+                rps_seconds,
+                rotation,
+                scalar,
+            };
+            reproduce_rigid_command(&out, &opts, &interrupt)
+        }
         Some(Command::CheckJacobians {
             scene,
             states,

@@ -27,6 +27,8 @@
 //! joint angle θ_rev = e₃ (73) and the slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) — the
 //! variables of joint limits (74) — come with their gradients from
 //! [`JointKinematics`]. [`RevoluteLimit`] imposes (74) on θ_rev, unwrapped across ±π.
+//! [`PrescribedFrame`] holds a body's frame on a target frame that moves with time
+//! (prescribed motion for inverse dynamics, Section 9.1).
 //!
 //! # Structure
 //! All four joints are one generic type, [`VectorJoint`]`<T, G, K>`: the two
@@ -67,6 +69,7 @@ pub mod fixed;
 pub mod frame;
 pub mod kinematics;
 pub mod limit;
+pub mod prescribed;
 pub mod prismatic;
 pub mod revolute;
 pub mod spherical;
@@ -77,6 +80,7 @@ pub use fixed::{Fixed, FixedKind};
 pub use frame::JointFrame;
 pub use kinematics::{Block3, JointKinematics};
 pub use limit::{wrap_angle, RevoluteLimit};
+pub use prescribed::{HeldRotation, PrescribedFrame};
 pub use prismatic::{Prismatic, PrismaticKind};
 pub use revolute::{Revolute, RevoluteKind};
 pub use spherical::{Spherical, SphericalKind};

@@ -448,3 +448,32 @@ pub fn print_summary(s: &RunSummary, out: &std::path::Path) {
     }
     println!("\nOutputs written to {}", out.display());
 }
+
+/// `lie-xpbd reproduce rigid`: [`crate::pipeline::reproduce::reproduce_rigid`] into
+/// `out`; prints the Markdown summary. Exit 0, 1 (a run or the files failed) or 130
+/// (interrupted: what was computed is summarised).
+pub fn reproduce_rigid_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::RigidOptions,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::{markdown, reproduce_rigid};
+    let progress = |k: usize, n: usize, scene: &str, mode: &str| {
+        eprintln!("[{}/{n}] {scene}, mode {mode}", k + 1);
+    };
+    match reproduce_rigid(out, opts, interrupt, &progress) {
+        Ok(report) => {
+            print!("{}", markdown(&report, opts));
+            println!("Outputs written to {}", out.display());
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

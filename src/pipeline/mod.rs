@@ -9,6 +9,7 @@ pub mod files;
 pub mod jacobians;
 pub mod plot;
 pub mod record;
+pub mod reproduce;
 pub mod run;
 pub mod sweep;
 pub mod vtk;

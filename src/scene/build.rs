@@ -13,13 +13,17 @@ use crate::xpbd::{Body, BodyId, Constraint, SolveMode, SolverOptions, World, Xpb
 use nalgebra::{Quaternion, Vector3};
 use std::f64::consts::PI;
 
-/// A joint of a built scene, in the order of the world's constraints.
+/// A constraint of a built scene (a joint, one of its limits or motors, or a
+/// prescribed motion), in the order of the world's constraints.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JointInfo {
-    /// The joint's name (`name`, or `joint{i}`).
+    /// The constraint's name: the joint's `name` (or `joint{i}`), `<joint>_limit` /
+    /// `<joint>_motor` for what a joint adds, a prescribed motion's `name` (or
+    /// `prescribed{i}`).
     pub name: String,
-    /// Its type.
-    pub kind: JointType,
+    /// The constraint's kind ([`Constraint::kind`]), e.g. `"revolute"`,
+    /// `"revolute_limit"`, `"prescribed"`.
+    pub kind: &'static str,
     /// Number of constraint rows.
     pub rows: usize,
 }
@@ -27,11 +31,12 @@ pub struct JointInfo {
 /// A world built from a scene, with the names of its bodies and joints.
 pub struct BuiltScene<T: Real, G: LieGroup<T>> {
     /// The world, ready to step; body `i` is `bodies[i]` of the file, constraint `j`
-    /// is `joints[j]`.
+    /// is `joints[j]` of this struct.
     pub world: World<T, G>,
     /// Body names, indexed like [`World::bodies`].
     pub body_names: Vec<String>,
-    /// Joints, indexed like the world's constraints.
+    /// The world's constraints, in order: the scene's joints (each followed by what its
+    /// `limit`/`motor` keys add), then its prescribed motions.
     pub joints: Vec<JointInfo>,
 }
 
@@ -221,12 +226,28 @@ impl Scene {
                 })
             })();
             let constraint = boxed.map_err(|e| at(p.clone(), &e))?;
+            let kind = constraint.kind();
             world
                 .add_boxed_constraint(constraint)
                 .map_err(|e| at(p.clone(), &e))?;
             joints.push(JointInfo {
                 name: joint_name(i, j),
-                kind: j.kind,
+                kind,
+                rows,
+            });
+        }
+        for (i, m) in file.prescribed.iter().enumerate() {
+            let p = FieldPath::root().key("prescribed").index(i);
+            let body = index(&m.body).ok_or_else(|| at(p.key("body"), &"no such body"))?;
+            let constraint = super::prescribed::build::<T, G>(m, body)
+                .map_err(|(key, e)| at(p.key(key), &e))?;
+            let rows = m.dim();
+            world
+                .add_constraint(constraint)
+                .map_err(|e| at(p.clone(), &e))?;
+            joints.push(JointInfo {
+                name: super::prescribed::prescribed_name(i, m),
+                kind: "prescribed",
                 rows,
             });
         }

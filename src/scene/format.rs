@@ -68,6 +68,19 @@ pub struct SceneFile {
     /// Joints between bodies (or a body and the world).
     #[serde(default)]
     pub joints: Vec<JointSpec>,
+    /// Prescribed motions of body frames (see [`super::prescribed`]), built after the
+    /// joints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prescribed: Vec<super::prescribed::PrescribedSpec>,
+}
+
+impl SceneFile {
+    /// Whether something in the scene does work on the bodies: a prescribed motion, or
+    /// a joint drive or motor. The energy of a driven scene is not expected to fall.
+    pub fn is_driven(&self) -> bool {
+        !self.prescribed.is_empty()
+            || self.joints.iter().any(|j| j.drive.is_some() || j.motor.is_some())
+    }
 }
 
 /// `[solver]`: the XPBD time step (Algorithm 1).

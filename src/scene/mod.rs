@@ -45,6 +45,7 @@ pub mod build;
 pub mod error;
 pub mod format;
 pub mod path;
+pub mod prescribed;
 mod validate;
 
 pub use build::{BuiltScene, JointInfo};
@@ -127,6 +128,7 @@ impl Scene {
                 run: RunSpec::default(),
                 bodies: Vec::new(),
                 joints: Vec::new(),
+                prescribed: Vec::new(),
             },
             origin,
             source: Some(text.to_string()),

@@ -450,6 +450,21 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
             ));
         }
     }
+    for (i, m) in file.prescribed.iter().enumerate() {
+        let p = root().key("prescribed").index(i);
+        super::prescribed::check(&p, m, &file.bodies)?;
+        let name = super::prescribed::prescribed_name(i, m);
+        if name.trim().is_empty() {
+            return Err(invalid(p.key("name"), "a name must not be empty"));
+        }
+        check_name(p.key("name"), "prescribed motion", &name)?;
+        if !joint_names.insert(name.clone()) {
+            return Err(invalid(
+                p.key("name"),
+                format!("'{name}' is already the name of a joint or prescribed motion; names must be unique"),
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -207,6 +207,7 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
         },
         bodies,
         joints,
+        prescribed: Vec::new(),
     }
 }
 

@@ -1,0 +1,409 @@
+//! `lie-xpbd reproduce rigid`: the paper's rigid-body results (Section 9.1, Figure 12
+//! and Table 1), run through the one pipeline.
+//!
+//! # What runs
+//! The two shipped scenes, `pendulum` (100 s) and `rps` (10 s), each in the paper's
+//! three solve modes ([`MODES`]): `block` (vector constraints, block solves (124)),
+//! `rows` (vector constraints, one row at a time (56)) and `scalar` (the normed
+//! constraints of Section 5.1, row by row). Every run is an ordinary
+//! [`super::run::run_scene`] with `--set solver.mode=MODE` into `DIR/SCENE_MODE/` (its
+//! CSV files, plots and summary are there as for `lie-xpbd run`).
+//!
+//! # What is reported
+//! From each run's `residuals.csv` (the residuals (51)–(52) after every step):
+//! * the median primal and constraint residual over 0–15 s ([`EARLY_WINDOW_S`]) and over
+//!   the whole run (exact medians of the recorded steps);
+//! * the blow-up time: the first time at which the state diverged or the constraint
+//!   residual exceeded [`super::run::RESIDUAL_WARNING`] (the joints came apart), `null`
+//!   if neither happened;
+//! * the time per substep (µs) of the steps alone ([`super::run::RunSummary`]).
+//!
+//! For the `rps` runs also the largest angle between the plate normal and its
+//! prescribed direction after the first 0.1 s (rad), from `states.csv`.
+//!
+//! Files in `DIR`, written whole when the study completes: `summary.json` (keyed
+//! `{scene: {mode: {...}}}`, see [`ModeResult`]), `summary.md` (the table and the
+//! ratios of the modes' medians), and per scene `SCENE_primal.png` and
+//! `SCENE_constraint.png`: the residual of every mode against time on a log axis.
+
+use super::files::{OutputDir, OutputError};
+use super::plot::{render_png, series_from_csv, ChartSpec};
+use super::run::{run_scene, RunError, RunOptions, RunStatus, RESIDUAL_WARNING};
+use crate::scene::{Scene, SceneError};
+use crate::sim::{Rotation, Scalar};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use thiserror::Error;
+
+/// The solve modes compared, in the paper's order.
+pub const MODES: [&str; 3] = ["block", "rows", "scalar"];
+
+/// End of the early window of the medians, s (the paper compares 0–15 s).
+pub const EARLY_WINDOW_S: f64 = 15.0;
+
+/// The rps normal error is reported after this start-up time, s.
+pub const RPS_SETTLE_S: f64 = 0.1;
+
+/// What `reproduce rigid` runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RigidOptions {
+    /// Duration of the pendulum runs, s (the paper's Figure 12: 100 s).
+    pub pendulum_seconds: f64,
+    /// Duration of the 3-RPS runs, s (the paper: 10 s).
+    pub rps_seconds: f64,
+    /// Rotation representation of every run.
+    pub rotation: Rotation,
+    /// Scalar type of every run.
+    pub scalar: Scalar,
+}
+
+impl Default for RigidOptions {
+    /// The paper's durations, f64 rotation matrices.
+    fn default() -> Self {
+        Self {
+            pendulum_seconds: 100.0,
+            rps_seconds: 10.0,
+            rotation: Rotation::Matrix,
+            scalar: Scalar::F64,
+        }
+    }
+}
+
+/// The numbers of one (scene, mode) run, as written to `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModeResult {
+    /// Median primal residual (51) over 0–15 s.
+    pub median_primal_0_15: Option<f64>,
+    /// Median constraint residual (52) over 0–15 s, m and rad.
+    pub median_constraint_0_15: Option<f64>,
+    /// Median primal residual over the whole run.
+    pub median_primal: Option<f64>,
+    /// Median constraint residual over the whole run, m and rad.
+    pub median_constraint: Option<f64>,
+    /// First time (s) the run diverged or its constraint residual exceeded 1e-2; `null`
+    /// if never.
+    pub blowup_time_s: Option<f64>,
+    /// Time per substep, µs (steps alone).
+    pub substep_us: f64,
+    /// How the run ended (`completed`, `diverged`, `interrupted`, `failed`).
+    pub status: RunStatus,
+    /// Steps taken.
+    pub steps: u64,
+    /// rps only: largest angle between the plate normal and its prescribed direction
+    /// after the first 0.1 s, rad.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_normal_error_rad: Option<f64>,
+}
+
+/// `{scene: {mode: result}}`, the contents of `summary.json`.
+pub type RigidReport = BTreeMap<String, BTreeMap<String, ModeResult>>;
+
+/// Why `reproduce rigid` failed.
+#[derive(Debug, Error)]
+pub enum ReproduceError {
+    /// A shipped scene could not be loaded or overridden (a defect).
+    #[error("scene {scene}: {source}")]
+    Scene {
+        /// The scene.
+        scene: String,
+        /// The error.
+        source: SceneError,
+    },
+    /// A run failed.
+    #[error("run {scene}/{mode}: {source}")]
+    Run {
+        /// The scene.
+        scene: String,
+        /// The mode.
+        mode: String,
+        /// The error.
+        source: RunError,
+    },
+    /// A run's CSV could not be read back.
+    #[error("reading {path}: {message}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The study's own files could not be written.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+fn load(name: &str, mode: &str, seconds: f64) -> Result<Scene, ReproduceError> {
+    let err = |source| ReproduceError::Scene {
+        scene: name.into(),
+        source,
+    };
+    let mut scene = crate::scenes::builtin(name)
+        .expect("shipped scene")
+        .map_err(err)?;
+    scene.set("solver.mode", mode).map_err(err)?;
+    scene
+        .set("run.duration", &format!("{seconds:?}"))
+        .map_err(err)?;
+    Ok(scene)
+}
+
+fn read_err(path: &Path, e: impl std::fmt::Display) -> ReproduceError {
+    ReproduceError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// Columns `names` of a CSV file with a header, as f64 rows.
+fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>, ReproduceError> {
+    let mut reader = csv::Reader::from_path(path).map_err(|e| read_err(path, e))?;
+    let headers = reader.headers().map_err(|e| read_err(path, e))?.clone();
+    let idx: Vec<usize> = names
+        .iter()
+        .map(|n| {
+            headers
+                .iter()
+                .position(|h| h == *n)
+                .ok_or_else(|| read_err(path, format!("no column {n}")))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut rows = Vec::new();
+    for rec in reader.records() {
+        let rec = rec.map_err(|e| read_err(path, e))?;
+        let row = idx
+            .iter()
+            .map(|&i| {
+                rec.get(i)
+                    .unwrap_or("")
+                    .trim()
+                    .parse::<f64>()
+                    .map_err(|e| read_err(path, e))
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The exact median of the finite values (mean of the two middle ones for an even
+/// count); `None` if there are none. A non-finite value counts as +∞ (a blown-up step
+/// is worse than any finite one).
+pub fn median(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let mut v: Vec<f64> = values
+        .into_iter()
+        .map(|x| if x.is_nan() { f64::INFINITY } else { x })
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    })
+}
+
+fn analyse(
+    dir: &Path,
+    scene: &str,
+    summary: &super::run::RunSummary,
+) -> Result<ModeResult, ReproduceError> {
+    let path = dir.join("residuals.csv");
+    let rows = read_columns(&path, &["t", "primal_residual", "constraint_residual"])?;
+    let early = |r: &&Vec<f64>| r[0] <= EARLY_WINDOW_S + 1e-9;
+    let blowup = rows
+        .iter()
+        .find(|r| !(r[2] <= RESIDUAL_WARNING) || !r[1].is_finite())
+        .map(|r| r[0])
+        .or(if summary.status == RunStatus::Diverged {
+            Some(summary.simulated_time_s + summary.settings.dt)
+        } else {
+            None
+        });
+    let max_normal_error_rad = if scene == "rps" {
+        Some(rps_normal_error(dir)?)
+    } else {
+        None
+    };
+    Ok(ModeResult {
+        median_primal_0_15: median(rows.iter().filter(early).map(|r| r[1])),
+        median_constraint_0_15: median(rows.iter().filter(early).map(|r| r[2])),
+        median_primal: median(rows.iter().map(|r| r[1])),
+        median_constraint: median(rows.iter().map(|r| r[2])),
+        blowup_time_s: blowup,
+        substep_us: summary.time_per_substep_us,
+        status: summary.status,
+        steps: summary.steps,
+        max_normal_error_rad,
+    })
+}
+
+/// Largest angle between the plate normal (from the plate's rotation vector in
+/// `states.csv`) and the prescribed normal after [`RPS_SETTLE_S`], rad.
+fn rps_normal_error(dir: &Path) -> Result<f64, ReproduceError> {
+    let path = dir.join("states.csv");
+    let rows = read_columns(&path, &["t", "plate_rx", "plate_ry", "plate_rz"])?;
+    let mut worst: f64 = 0.0;
+    for r in rows.iter().filter(|r| r[0] > RPS_SETTLE_S) {
+        let m = crate::lie::so3::exp_matrix(&nalgebra::Vector3::new(r[1], r[2], r[3]));
+        let e = crate::scenes::rps::normal_error(&m, r[0]);
+        worst = worst.max(if e.is_nan() { f64::INFINITY } else { e });
+    }
+    Ok(worst)
+}
+
+/// Runs the study into `out` (module docs). `interrupt` stops the current run (its
+/// files keep the steps taken) and the study after it; what was computed is still
+/// summarised. `progress` is told (run index, run count, scene, mode) before each run.
+///
+/// # Errors
+/// [`ReproduceError`] if a run or the study's files cannot be written.
+pub fn reproduce_rigid(
+    out: &Path,
+    opts: &RigidOptions,
+    interrupt: &AtomicBool,
+    progress: &dyn Fn(usize, usize, &str, &str),
+) -> Result<RigidReport, ReproduceError> {
+    let scenes = [("pendulum", opts.pendulum_seconds), ("rps", opts.rps_seconds)];
+    let mut dir = OutputDir::create(out)?;
+    let mut names = vec!["summary.json".to_string(), "summary.md".to_string()];
+    for (s, _) in &scenes {
+        names.push(format!("{s}_primal.png"));
+        names.push(format!("{s}_constraint.png"));
+    }
+    dir.check_targets(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
+    let mut report = RigidReport::new();
+    let total = scenes.len() * MODES.len();
+    let mut k = 0;
+    'all: for (scene_name, seconds) in scenes {
+        for mode in MODES {
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                break 'all;
+            }
+            progress(k, total, scene_name, mode);
+            k += 1;
+            let scene = load(scene_name, mode, seconds)?;
+            let run_dir = out.join(format!("{scene_name}_{mode}"));
+            let run_opts = RunOptions {
+                rotation: opts.rotation,
+                scalar: opts.scalar,
+                out: run_dir.clone(),
+                progress: None,
+                vtk: false,
+            };
+            let summary =
+                run_scene(&scene, &run_opts, interrupt).map_err(|source| ReproduceError::Run {
+                    scene: scene_name.into(),
+                    mode: mode.into(),
+                    source,
+                })?;
+            let result = analyse(&run_dir, scene_name, &summary)?;
+            report
+                .entry(scene_name.to_string())
+                .or_default()
+                .insert(mode.to_string(), result);
+        }
+        plots(&mut dir, out, scene_name, report.get(scene_name))?;
+    }
+    dir.stage_json("summary.json", &report)?;
+    dir.stage_bytes("summary.md", markdown(&report, opts).as_bytes())?;
+    dir.commit()?;
+    Ok(report)
+}
+
+fn plots(
+    dir: &mut OutputDir,
+    out: &Path,
+    scene: &str,
+    runs: Option<&BTreeMap<String, ModeResult>>,
+) -> Result<(), ReproduceError> {
+    let Some(runs) = runs else { return Ok(()) };
+    for (column, what, unit) in [
+        ("primal_residual", "primal", "primal residual (51)"),
+        ("constraint_residual", "constraint", "constraint residual (52), m and rad"),
+    ] {
+        let mut series = Vec::new();
+        for mode in MODES.iter().filter(|m| runs.contains_key(**m)) {
+            let path = out.join(format!("{scene}_{mode}")).join("residuals.csv");
+            let mut s = series_from_csv(&path, "t", &[column], 4000)
+                .map_err(|e| read_err(&path, e))?;
+            for x in &mut s {
+                x.label = (*mode).to_string();
+            }
+            series.extend(s);
+        }
+        let spec = ChartSpec {
+            title: format!("{scene}: {what} residual per solve mode"),
+            x_label: "t (s)".into(),
+            y_label: unit.into(),
+            log_y: true,
+        };
+        // A chart that cannot be drawn is left out; the data are in the CSV files.
+        if let Ok(png) = render_png(&spec, &series) {
+            dir.stage_bytes(&format!("{scene}_{what}.png"), &png)?;
+        }
+    }
+    Ok(())
+}
+
+fn e(x: Option<f64>) -> String {
+    x.map_or("–".into(), |v| format!("{v:.3e}"))
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.3e}", a / b),
+        _ => "–".into(),
+    }
+}
+
+/// The Markdown summary of a report.
+pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
+    let mut s = String::from("# Rigid-body results (Section 9.1, Figure 12, Table 1)\n\n");
+    s += &format!(
+        "Pendulum {} s, 3-RPS {} s; {} rotations in {}. Residuals (51)–(52) after every step; medians are exact over the recorded steps.\n\n",
+        opts.pendulum_seconds, opts.rps_seconds, opts.rotation, opts.scalar
+    );
+    s += "| scene | mode | median primal 0–15 s | median constraint 0–15 s | median primal | median constraint | blow-up (s) | µs/substep | status |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (scene, runs) in report {
+        for mode in MODES {
+            let Some(r) = runs.get(mode) else { continue };
+            s += &format!(
+                "| {scene} | {mode} | {} | {} | {} | {} | {} | {:.3} | {:?} |\n",
+                e(r.median_primal_0_15),
+                e(r.median_constraint_0_15),
+                e(r.median_primal),
+                e(r.median_constraint),
+                r.blowup_time_s.map_or("none".into(), |t| format!("{t:.3}")),
+                r.substep_us,
+                r.status
+            );
+        }
+    }
+    s += "\n## Ratios of the medians over 0–15 s\n\n| scene | primal scalar/block | primal rows/block | constraint scalar/block | constraint rows/block | µs block/scalar |\n|---|---|---|---|---|---|\n";
+    for (scene, runs) in report {
+        let get = |m: &str, f: fn(&ModeResult) -> Option<f64>| runs.get(m).and_then(f);
+        s += &format!(
+            "| {scene} | {} | {} | {} | {} | {} |\n",
+            ratio(get("scalar", |r| r.median_primal_0_15), get("block", |r| r.median_primal_0_15)),
+            ratio(get("rows", |r| r.median_primal_0_15), get("block", |r| r.median_primal_0_15)),
+            ratio(get("scalar", |r| r.median_constraint_0_15), get("block", |r| r.median_constraint_0_15)),
+            ratio(get("rows", |r| r.median_constraint_0_15), get("block", |r| r.median_constraint_0_15)),
+            ratio(get("block", |r| Some(r.substep_us)), get("scalar", |r| Some(r.substep_us))),
+        );
+    }
+    if let Some(runs) = report.get("rps") {
+        s += "\n## 3-RPS: plate normal against its prescribed direction after 0.1 s\n\n";
+        for mode in MODES {
+            if let Some(r) = runs.get(mode) {
+                s += &format!("- {mode}: largest angle {} rad\n", e(r.max_normal_error_rad));
+            }
+        }
+    }
+    s += "\nEach run's files (residuals.csv, states.csv, energy.csv, lambda.csv, plots, summary) are in `SCENE_MODE/`.\n";
+    s
+}
