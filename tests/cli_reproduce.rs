@@ -20,7 +20,11 @@ fn reproduce_rigid_writes_summary_with_every_scene_and_mode() {
         ],
         tmp.path(),
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let dir = tmp.path().join("rr");
     let text = std::fs::read(dir.join("summary.json")).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
@@ -34,11 +38,16 @@ fn reproduce_rigid_writes_summary_with_every_scene_and_mode() {
                 "median_constraint",
                 "substep_us",
             ] {
-                let x = r[key].as_f64().unwrap_or_else(|| panic!("{scene}/{mode}/{key}: {r}"));
+                let x = r[key]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{scene}/{mode}/{key}: {r}"));
                 assert!(x.is_finite() && x > 0.0, "{scene}/{mode}/{key} = {x}");
             }
             assert!(r["blowup_time_s"].is_null(), "{scene}/{mode} blew up: {r}");
-            assert!(dir.join(format!("{scene}_{mode}")).join("residuals.csv").is_file());
+            assert!(dir
+                .join(format!("{scene}_{mode}"))
+                .join("residuals.csv")
+                .is_file());
         }
         for what in ["primal", "constraint"] {
             let png = std::fs::read(dir.join(format!("{scene}_{what}.png"))).unwrap();

@@ -31,10 +31,23 @@ fn initial_state_is_consistent<T: Real, G: LieGroup<T>>(tol: f64) {
     let built = scene.build::<T, G>().unwrap();
     // 7 bodies with 1 fixed: 6 dynamic × 6 = 36 + plate... count the rows.
     let rows: usize = built.joints.iter().map(|j| j.rows).sum();
-    let dynamic = built.world.bodies().iter().filter(|b| !b.is_fixed()).count();
-    assert_eq!(rows, 6 * dynamic, "exactly determined: no redundant constraint");
+    let dynamic = built
+        .world
+        .bodies()
+        .iter()
+        .filter(|b| !b.is_fixed())
+        .count();
+    assert_eq!(
+        rows,
+        6 * dynamic,
+        "exactly determined: no redundant constraint"
+    );
     let r = built.world.residuals();
-    assert!(r.constraint.to_f64() < tol, "initial constraint residual {}", r.constraint);
+    assert!(
+        r.constraint.to_f64() < tol,
+        "initial constraint residual {}",
+        r.constraint
+    );
 }
 
 #[test]

@@ -268,7 +268,10 @@ pub fn reproduce_rigid(
     interrupt: &AtomicBool,
     progress: &dyn Fn(usize, usize, &str, &str),
 ) -> Result<RigidReport, ReproduceError> {
-    let scenes = [("pendulum", opts.pendulum_seconds), ("rps", opts.rps_seconds)];
+    let scenes = [
+        ("pendulum", opts.pendulum_seconds),
+        ("rps", opts.rps_seconds),
+    ];
     let mut dir = OutputDir::create(out)?;
     let mut names = vec!["summary.json".to_string(), "summary.md".to_string()];
     for (s, _) in &scenes {
@@ -324,13 +327,17 @@ fn plots(
     let Some(runs) = runs else { return Ok(()) };
     for (column, what, unit) in [
         ("primal_residual", "primal", "primal residual (51)"),
-        ("constraint_residual", "constraint", "constraint residual (52), m and rad"),
+        (
+            "constraint_residual",
+            "constraint",
+            "constraint residual (52), m and rad",
+        ),
     ] {
         let mut series = Vec::new();
         for mode in MODES.iter().filter(|m| runs.contains_key(**m)) {
             let path = out.join(format!("{scene}_{mode}")).join("residuals.csv");
-            let mut s = series_from_csv(&path, "t", &[column], 4000)
-                .map_err(|e| read_err(&path, e))?;
+            let mut s =
+                series_from_csv(&path, "t", &[column], 4000).map_err(|e| read_err(&path, e))?;
             for x in &mut s {
                 x.label = (*mode).to_string();
             }
@@ -389,18 +396,36 @@ pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
         let get = |m: &str, f: fn(&ModeResult) -> Option<f64>| runs.get(m).and_then(f);
         s += &format!(
             "| {scene} | {} | {} | {} | {} | {} |\n",
-            ratio(get("scalar", |r| r.median_primal_0_15), get("block", |r| r.median_primal_0_15)),
-            ratio(get("rows", |r| r.median_primal_0_15), get("block", |r| r.median_primal_0_15)),
-            ratio(get("scalar", |r| r.median_constraint_0_15), get("block", |r| r.median_constraint_0_15)),
-            ratio(get("rows", |r| r.median_constraint_0_15), get("block", |r| r.median_constraint_0_15)),
-            ratio(get("block", |r| Some(r.substep_us)), get("scalar", |r| Some(r.substep_us))),
+            ratio(
+                get("scalar", |r| r.median_primal_0_15),
+                get("block", |r| r.median_primal_0_15)
+            ),
+            ratio(
+                get("rows", |r| r.median_primal_0_15),
+                get("block", |r| r.median_primal_0_15)
+            ),
+            ratio(
+                get("scalar", |r| r.median_constraint_0_15),
+                get("block", |r| r.median_constraint_0_15)
+            ),
+            ratio(
+                get("rows", |r| r.median_constraint_0_15),
+                get("block", |r| r.median_constraint_0_15)
+            ),
+            ratio(
+                get("block", |r| Some(r.substep_us)),
+                get("scalar", |r| Some(r.substep_us))
+            ),
         );
     }
     if let Some(runs) = report.get("rps") {
         s += "\n## 3-RPS: plate normal against its prescribed direction after 0.1 s\n\n";
         for mode in MODES {
             if let Some(r) = runs.get(mode) {
-                s += &format!("- {mode}: largest angle {} rad\n", e(r.max_normal_error_rad));
+                s += &format!(
+                    "- {mode}: largest angle {} rad\n",
+                    e(r.max_normal_error_rad)
+                );
             }
         }
     }

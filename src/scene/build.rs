@@ -239,8 +239,8 @@ impl Scene {
         for (i, m) in file.prescribed.iter().enumerate() {
             let p = FieldPath::root().key("prescribed").index(i);
             let body = index(&m.body).ok_or_else(|| at(p.key("body"), &"no such body"))?;
-            let constraint = super::prescribed::build::<T, G>(m, body)
-                .map_err(|(key, e)| at(p.key(key), &e))?;
+            let constraint =
+                super::prescribed::build::<T, G>(m, body).map_err(|(key, e)| at(p.key(key), &e))?;
             let rows = m.dim();
             world
                 .add_constraint(constraint)

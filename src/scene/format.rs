@@ -79,7 +79,10 @@ impl SceneFile {
     /// a joint drive or motor. The energy of a driven scene is not expected to fall.
     pub fn is_driven(&self) -> bool {
         !self.prescribed.is_empty()
-            || self.joints.iter().any(|j| j.drive.is_some() || j.motor.is_some())
+            || self
+                .joints
+                .iter()
+                .any(|j| j.drive.is_some() || j.motor.is_some())
     }
 }
 

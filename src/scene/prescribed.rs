@@ -152,21 +152,36 @@ pub(crate) fn check(
         Some(b) if b.fixed => {
             return Err(invalid(
                 path.key("body"),
-                format!("body '{}' is fixed: a prescribed motion needs a dynamic body", p.body),
+                format!(
+                    "body '{}' is fixed: a prescribed motion needs a dynamic body",
+                    p.body
+                ),
             ))
         }
         Some(_) => {}
     }
-    finite3(path.key("frame").key("position"), "the frame position", &p.frame.position)?;
+    finite3(
+        path.key("frame").key("position"),
+        "the frame position",
+        &p.frame.position,
+    )?;
     if let Some(o) = &p.frame.orientation {
         super::validate::check_orientation(path.key("frame").key("orientation"), o)?;
     }
-    finite3(path.key("target").key("position"), "the target position", &p.target.position)?;
+    finite3(
+        path.key("target").key("position"),
+        "the target position",
+        &p.target.position,
+    )?;
     if let Some(o) = &p.target.orientation {
         super::validate::check_orientation(path.key("target").key("orientation"), o)?;
     }
     finite3(path.key("velocity"), "the target velocity", &p.velocity)?;
-    finite3(path.key("spin_deg_per_s"), "the target spin", &p.spin_deg_per_s)?;
+    finite3(
+        path.key("spin_deg_per_s"),
+        "the target spin",
+        &p.spin_deg_per_s,
+    )?;
     if p.hold.is_empty() {
         return Err(invalid(
             path.key("hold"),
@@ -209,7 +224,10 @@ fn check_compliance(path: FieldPath, a: f64) -> Result<(), SceneError> {
     } else {
         Err(invalid(
             path,
-            format!("a compliance must be finite and >= 0 (0 = hard), got {}", num(a)),
+            format!(
+                "a compliance must be finite and >= 0 (0 = hard), got {}",
+                num(a)
+            ),
         ))
     }
 }
@@ -226,7 +244,10 @@ pub(crate) fn build<T: crate::lie::Real, G: crate::lie::LieGroup<T>>(
     let rot = |o: Option<&OrientationSpec>, key| {
         super::build::orientation::<T, G>(o).map_err(|e| (key, crate::xpbd::XpbdError::Lie(e)))
     };
-    let frame = JointFrame::new(v3(&p.frame.position), rot(p.frame.orientation.as_ref(), "frame")?);
+    let frame = JointFrame::new(
+        v3(&p.frame.position),
+        rot(p.frame.orientation.as_ref(), "frame")?,
+    );
     let target = crate::lie::Pose::new(
         v3(&p.target.position),
         rot(p.target.orientation.as_ref(), "target")?,

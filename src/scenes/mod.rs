@@ -9,10 +9,8 @@ use crate::scene::{Scene, SceneError};
 /// The scenes that ship with the library, by name: `(name, scene file text)`. The
 /// program accepts these names wherever it takes a scene file
 /// (`lie-xpbd run pendulum`); each is also a file under `scenes/`.
-pub const REGISTRY: &[(&str, &str)] = &[
-    ("pendulum", pendulum::SCENE_TOML),
-    ("rps", rps::SCENE_TOML),
-];
+pub const REGISTRY: &[(&str, &str)] =
+    &[("pendulum", pendulum::SCENE_TOML), ("rps", rps::SCENE_TOML)];
 
 /// The built-in scene `name`, parsed (origin `scenes/NAME.toml`), or `None` if no
 /// scene of that name ships.

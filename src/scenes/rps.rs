@@ -144,7 +144,11 @@ pub fn initial_plate_pose() -> (Vector3<f64>, Rotation3<f64>) {
 
 fn quaternion(r: &Rotation3<f64>) -> OrientationSpec {
     let q = UnitQuaternion::from_rotation_matrix(r);
-    let q = if q.w < 0.0 { -q.into_inner() } else { q.into_inner() };
+    let q = if q.w < 0.0 {
+        -q.into_inner()
+    } else {
+        q.into_inner()
+    };
     OrientationSpec::Quaternion {
         quaternion: [q.w, q.i, q.j, q.k],
     }
@@ -226,7 +230,11 @@ pub fn scene_file() -> SceneFile {
             name: Some(format!("prismatic{i}")),
             frame1: frame(Vector3::zeros(), Some(slide)),
             frame2: frame(Vector3::zeros(), Some(slide)),
-            ..JointSpec::new(JointType::Prismatic, format!("lower{i}"), format!("upper{i}"))
+            ..JointSpec::new(
+                JointType::Prismatic,
+                format!("lower{i}"),
+                format!("upper{i}"),
+            )
         });
         joints.push(JointSpec {
             name: Some(format!("spherical{i}")),
@@ -251,7 +259,9 @@ pub fn scene_file() -> SceneFile {
     SceneFile {
         version: SCENE_VERSION,
         name: Some("rps".into()),
-        description: Some("3-RPS parallel robot, inverse dynamics (Section 9.1, Figure 12 right, Table 1)".into()),
+        description: Some(
+            "3-RPS parallel robot, inverse dynamics (Section 9.1, Figure 12 right, Table 1)".into(),
+        ),
         solver: SolverSpec {
             dt: 1e-3,
             substeps: 1,
@@ -262,7 +272,12 @@ pub fn scene_file() -> SceneFile {
         run: RunSpec {
             duration: 10.0,
             every: 1,
-            record: vec![Channel::Residuals, Channel::Energy, Channel::Poses, Channel::Lambda],
+            record: vec![
+                Channel::Residuals,
+                Channel::Energy,
+                Channel::Poses,
+                Channel::Lambda,
+            ],
         },
         bodies,
         joints,
