@@ -3,6 +3,7 @@
 
 use super::error::{SceneError, SceneErrorKind};
 use super::format::*;
+use super::normed::NormedJointError;
 use super::path::FieldPath;
 use super::validate::joint_name;
 use super::Scene;
@@ -20,7 +21,8 @@ pub struct JointInfo {
     pub name: String,
     /// Its type.
     pub kind: JointType,
-    /// Number of constraint rows.
+    /// Number of constraint rows: the vector joint's ([`JointType::rows`]), or in
+    /// scalar mode the normed joint's (2, spherical 1; [`crate::joint::normed`]).
     pub rows: usize,
 }
 
@@ -212,15 +214,32 @@ impl Scene {
                 DampingSpec::PerRow(v) => v.iter().map(|&b| c::<T>(b)).collect(),
             });
             let (cs, ds) = (compliance.as_deref(), damping.as_deref());
-            let boxed: Result<Box<dyn Constraint<T, G>>, XpbdError> = (|| {
-                Ok(match j.kind {
-                    JointType::Fixed => boxed(Fixed::new(b1, f1, b2, f2)?, cs, ds)?,
-                    JointType::Revolute => boxed(Revolute::new(b1, f1, b2, f2)?, cs, ds)?,
-                    JointType::Spherical => boxed(Spherical::new(b1, f1, b2, f2)?, cs, ds)?,
-                    JointType::Prismatic => boxed(Prismatic::new(b1, f1, b2, f2)?, cs, ds)?,
-                })
-            })();
-            let constraint = boxed.map_err(|e| at(p.clone(), &e))?;
+            let constraint = if file.solver.mode == ModeSpec::Scalar {
+                // Section 5.1's normed joints (scene/normed.rs).
+                super::normed::normed_joint(j, b1, f1, b2, f2).map_err(|e| match e {
+                    NormedJointError::Rows {
+                        field,
+                        row,
+                        message,
+                    } => self.locate(SceneError::new(
+                        SceneErrorKind::Invalid,
+                        p.key(field).index(row),
+                        message,
+                    )),
+                    NormedJointError::Joint(e) => at(p.clone(), &e),
+                })?
+            } else {
+                let boxed: Result<Box<dyn Constraint<T, G>>, XpbdError> = (|| {
+                    Ok(match j.kind {
+                        JointType::Fixed => boxed(Fixed::new(b1, f1, b2, f2)?, cs, ds)?,
+                        JointType::Revolute => boxed(Revolute::new(b1, f1, b2, f2)?, cs, ds)?,
+                        JointType::Spherical => boxed(Spherical::new(b1, f1, b2, f2)?, cs, ds)?,
+                        JointType::Prismatic => boxed(Prismatic::new(b1, f1, b2, f2)?, cs, ds)?,
+                    })
+                })();
+                boxed.map_err(|e| at(p.clone(), &e))?
+            };
+            let rows = constraint.dim();
             world
                 .add_boxed_constraint(constraint)
                 .map_err(|e| at(p.clone(), &e))?;
