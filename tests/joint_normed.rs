@@ -130,7 +130,7 @@ impl State {
 
     /// Body poses and joint frames: R̄₂ = R̄₁Exp(−rel), R₂ = R̄₂J₂ᵀ,
     /// p̄₂ = p̄₁ + R̄₁·offset, p₂ = p̄₂ − R₂t₂.
-    fn build<T: Real, G: LieGroup<T>>(&self) -> ([Pose<T, G>; 2], [JointFrame<T, G>; 2]) {
+    fn build<T: Real, G: LieGroup<T>>(&self) -> Setup<T, G> {
         let r1 = G::exp(&v(self.rot1));
         let f1 = JointFrame::new(v(self.t1), G::exp(&v(self.j1)));
         let f2 = JointFrame::new(v(self.t2), G::exp(&v(self.j2)));
@@ -143,6 +143,9 @@ impl State {
         ([Pose::new(p1, r1), Pose::new(p2, r2)], [f1, f2])
     }
 }
+
+/// Body poses and joint frames of both sides.
+type Setup<T, G> = ([Pose<T, G>; 2], [JointFrame<T, G>; 2]);
 
 fn dynamic<T: Real, G: LieGroup<T>>(p: &Pose<T, G>) -> Body<T, G> {
     Body::dynamic(T::one(), Vector3::repeat(T::one()), p.position, p.rotation).unwrap()
@@ -210,7 +213,7 @@ fn variants<T: Real, G: LieGroup<T>>(
     ));
     out.push((
         make(kind, Some(BodyId(1)), frames[0], Some(BodyId(0)), frames[1]),
-        vec![both[1].clone(), both[0].clone()],
+        vec![both[1], both[0]],
     ));
     for world_side in 0..2 {
         let w = frames[world_side].world_pose(&poses[world_side]);

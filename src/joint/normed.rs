@@ -10,9 +10,9 @@
 //! | joint | row 0 | row 1 | vector rows it replaces |
 //! |---|---|---|---|
 //! | [`NormedFixed`] | ‖Δp‖ (m) | ‖e‖ (rad) | 0–2, 3–5 of (71) |
-//! | [`NormedRevolute`] | ‖Δp‖ (m) | ‖[e]₁₋₂‖ (rad) | 0–2, 3–4 of (72) |
+//! | [`NormedRevolute`] | ‖Δp‖ (m) | ‖\[e\]₁₋₂‖ (rad) | 0–2, 3–4 of (72) |
 //! | [`NormedSpherical`] | ‖Δp‖ (m) | — | 0–2 of (75) |
-//! | [`NormedPrismatic`] | ‖[u]₁₋₂‖ (m) | ‖e‖ (rad) | 0–1, 2–4 of (79) |
+//! | [`NormedPrismatic`] | ‖\[u\]₁₋₂‖ (m) | ‖e‖ (rad) | 0–1, 2–4 of (79) |
 //!
 //! [`NormedKind::VECTOR_ROWS`] lists, per normed row, the rows of the vector joint it is
 //! the norm of.
@@ -54,9 +54,9 @@
 //! The rotational row of [`NormedRevolute`] is the norm of the two rows (72) constrains,
 //! ‖[R̄₁ ⊟ R̄₂]₁₋₂‖, i.e. literally the normed form of (72) that Section 5.1 describes.
 //! It is zero exactly when the joint z axes are aligned (for joint angles |θ_rev| < π):
-//! [e]₁₋₂ = 0 ⇔ R̄₂ᵀR̄₁ is a rotation about z ⇔ R̄₁e₃ = R̄₂e₃. It is not the angle β
+//! \[e\]₁₋₂ = 0 ⇔ R̄₂ᵀR̄₁ is a rotation about z ⇔ R̄₁e₃ = R̄₂e₃. It is not the angle β
 //! between the two z axes: for a joint angle θ and a small misalignment β,
-//! ‖[e]₁₋₂‖ = β·(θ/2)/sin(θ/2) + O(β²), a factor between 1 (θ = 0) and π/2 (θ → π)
+//! ‖\[e\]₁₋₂‖ = β·(θ/2)/sin(θ/2) + O(β²), a factor between 1 (θ = 0) and π/2 (θ → π)
 //! (derivation in `proofs/joint_normed.md`; checked in `tests/joint_normed.rs`). The
 //! angle between the axes would need a gradient of arccos (singular at β = 0 like
 //! (168)–(169)) and no [`JointKinematics`] quantity; the norm of (72)'s rows reuses
@@ -133,8 +133,8 @@ pub fn norm_gradient<T: Real>(
         .rows_range(src.clone())
         .iter()
         .fold(T::zero(), |m, x| m.max(x.abs()));
-    if !(m > T::zero()) {
-        // Only NaNs: propagate them in C.
+    if m == T::zero() {
+        // Only NaNs (the exact zeros returned above): propagate them in C.
         return (m + value.rows_range(src).sum(), [RowVector6::zeros(); 2]);
     }
     let mut scaled = Vector3::zeros();
@@ -223,6 +223,8 @@ impl NormedKind for RevoluteKind {
 
 impl NormedKind for SphericalKind {
     const NAME: &'static str = "spherical_scalar";
+    // One group of rows, 0..3 (a list of ranges, not the range's elements).
+    #[allow(clippy::single_range_in_vec_init)]
     const VECTOR_ROWS: &'static [Range<usize>] = &[0..3];
 
     /// Row 0 ‖p̄₁ − p̄₂‖ (m).
@@ -257,7 +259,7 @@ pub type NormedFixed<T, G> = NormedJoint<T, G, FixedKind>;
 /// norms of the two parts of (72). 2 rows; `kind()` = `"revolute_scalar"`. The hinge
 /// axis is the joint frames' z axis.
 ///
-/// Gradients (per body, `[∂/∂p | D_R]`, n̂ = Δp/‖Δp‖, w = [e]₁₋₂, P = [I₂ 0] the
+/// Gradients (per body, `[∂/∂p | D_R]`, n̂ = Δp/‖Δp‖, w = \[e\]₁₋₂, P = \[I₂ 0\] the
 /// selector of rows 1–2):
 ///
 /// ```text
@@ -294,7 +296,7 @@ pub type NormedSpherical<T, G> = NormedJoint<T, G, SphericalKind>;
 /// side 2's joint origin from side 1's joint z axis, and ‖R̄₁ ⊟ R̄₂‖ (rad): the norms of
 /// the two parts of (79). 2 rows; `kind()` = `"prismatic_scalar"`.
 ///
-/// Gradients (per body, `[∂/∂p | D_R]`, w = [u]₁₋₂ with u = R̄₁ᵀ(p̄₂ − p̄₁),
+/// Gradients (per body, `[∂/∂p | D_R]`, w = \[u\]₁₋₂ with u = R̄₁ᵀ(p̄₂ − p̄₁),
 /// v̂ = (w, 0)/‖w‖, â = e/‖e‖; the R₁ block is the corrected (174)):
 ///
 /// ```text
@@ -339,7 +341,7 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> NormedJoint<T, G, K> {
     ) -> Result<Self, XpbdError> {
         const {
             assert!(
-                K::VECTOR_ROWS.len() >= 1 && K::VECTOR_ROWS.len() <= 2 && 2 <= MAX_ROWS,
+                !K::VECTOR_ROWS.is_empty() && K::VECTOR_ROWS.len() <= 2 && 2 <= MAX_ROWS,
                 "a normed joint has 1 or 2 rows"
             )
         };
