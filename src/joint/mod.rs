@@ -1,5 +1,5 @@
 //! Vector joint constraints between rigid bodies (paper Sections 5.2–5.5, Appendix F.1
-//! and F.3).
+//! and F.3), and the scalar ("normed") joints of Section 5.1 they are compared against.
 //!
 //! # Joint frames
 //! Each side k = 1, 2 of a joint is a body with pose (pₖ, Rₖ) (m, world frame;
@@ -22,6 +22,7 @@
 //! | [`Revolute`] | `[p̄₁ − p̄₂ ; [e]₁₋₂]` | 5 | (72) |
 //! | [`Spherical`] | `p̄₁ − p̄₂` | 3 | (75) |
 //! | [`Prismatic`] | `[[R̄₁ᵀ(p̄₂ − p̄₁)]₁₋₂ ; e]` | 5 | (79) |
+//! | [`NormedJoint`] ([`NormedFixed`], [`NormedRevolute`], [`NormedSpherical`], [`NormedPrismatic`]) | the norm of each part above, e.g. `[‖p̄₁ − p̄₂‖ ; ‖[e]₁₋₂‖]` | 2 (spherical 1) | (67), 5.1 |
 //!
 //! The revolute axis and the prismatic slide axis are the joint frames' z axis. The
 //! joint angle θ_rev = e₃ (73) and the slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) — the
@@ -69,6 +70,7 @@ pub mod fixed;
 pub mod frame;
 pub mod kinematics;
 pub mod limit;
+pub mod normed;
 pub mod prescribed;
 pub mod prismatic;
 pub mod revolute;
@@ -80,6 +82,10 @@ pub use fixed::{Fixed, FixedKind};
 pub use frame::JointFrame;
 pub use kinematics::{Block3, JointKinematics};
 pub use limit::{wrap_angle, RevoluteLimit};
+pub use normed::{
+    norm_gradient, NormedFixed, NormedJoint, NormedKind, NormedPrismatic, NormedRevolute,
+    NormedRows, NormedSpherical,
+};
 pub use prescribed::{HeldRotation, PrescribedFrame};
 pub use prismatic::{Prismatic, PrismaticKind};
 pub use revolute::{Revolute, RevoluteKind};

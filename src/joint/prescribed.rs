@@ -108,6 +108,8 @@ pub struct PrescribedFrame<T: Real, G: LieGroup<T>> {
     time: T,
     position: [bool; 3],
     rotation: HeldRotation,
+    /// The scalar ("normed") form of Section 5.1: one row per part.
+    normed: bool,
     compliance: [T; MAX_ROWS],
 }
 
@@ -148,8 +150,26 @@ impl<T: Real, G: LieGroup<T>> PrescribedFrame<T, G> {
             time: T::zero(),
             position,
             rotation,
+            normed: false,
             compliance: [T::zero(); MAX_ROWS],
         })
+    }
+
+    /// The scalar ("normed") form of Section 5.1, as the scalar baseline's joints
+    /// ([`super::normed`]): one row ‖[p_t − p̄]_held‖ (m) if any position component is
+    /// held, and one row ‖rotation rows‖ (rad) if the rotation is, each with the gradient
+    /// wᵀ∇w/‖w‖ of [`super::norm_gradient`] (zero, and the row skipped by the solver,
+    /// where the norm is 0 and not differentiable). Call before
+    /// [`Self::with_compliance`], which then takes one value per normed row.
+    pub fn normed(mut self) -> Self {
+        self.normed = true;
+        self.compliance = [T::zero(); MAX_ROWS];
+        self
+    }
+
+    /// Whether this is the normed form ([`Self::normed`]).
+    pub fn is_normed(&self) -> bool {
+        self.normed
     }
 
     fn check_vector(&self, v: &Vector3<T>, field: &'static str) -> Result<(), XpbdError> {
@@ -267,7 +287,12 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
     }
 
     fn dim(&self) -> usize {
-        self.position.iter().filter(|&&b| b).count() + self.rotation.rows()
+        let p = self.position.iter().filter(|&&b| b).count();
+        if self.normed {
+            usize::from(p > 0) + usize::from(self.rotation != HeldRotation::Free)
+        } else {
+            p + self.rotation.rows()
+        }
     }
 
     /// `[None, Some(body)]`: the target is side 1 (not a body).
@@ -285,6 +310,28 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
             }
             return;
         };
+        if self.normed {
+            let mut row = 0;
+            if self.position.iter().any(|&b| b) {
+                // Unheld components and their gradient rows zeroed, then the norm of all 3.
+                let (mut value, [g1, mut g]) = k.position_error_gradient();
+                for i in (0..3).filter(|&i| !self.position[i]) {
+                    value[i] = T::zero();
+                    g.row_mut(i).fill(T::zero());
+                }
+                let (c, [_, grad]) = super::norm_gradient(&(value, [g1, g]), 0..3);
+                out.value[row] = c;
+                out.gradient[1].row_mut(row).copy_from(&grad);
+                row += 1;
+            }
+            if self.rotation != HeldRotation::Free {
+                let (c, [_, grad]) =
+                    super::norm_gradient(&k.rotation_error_gradient(), 0..self.rotation.rows());
+                out.value[row] = c;
+                out.gradient[1].row_mut(row).copy_from(&grad);
+            }
+            return;
+        }
         let mut row = 0;
         if self.position.iter().any(|&b| b) {
             let (value, [_, g]) = k.position_error_gradient();

@@ -14,8 +14,9 @@
 //! * the median primal and constraint residual over 0–15 s ([`EARLY_WINDOW_S`]) and over
 //!   the whole run (exact medians of the recorded steps);
 //! * the blow-up time: the first time at which the state diverged or the constraint
-//!   residual exceeded [`super::run::RESIDUAL_WARNING`] (the joints came apart), `null`
-//!   if neither happened;
+//!   residual exceeded [`BLOWUP_RESIDUAL`] (1 m or rad), `null` if neither happened;
+//!   and the first time the constraint residual exceeded
+//!   [`super::run::RESIDUAL_WARNING`] (1e-2: the joints came visibly apart);
 //! * the time per substep (µs) of the steps alone ([`super::run::RunSummary`]).
 //!
 //! For the `rps` runs also the largest angle between the plate normal and its
@@ -42,6 +43,10 @@ pub const MODES: [&str; 3] = ["block", "rows", "scalar"];
 
 /// End of the early window of the medians, s (the paper compares 0–15 s).
 pub const EARLY_WINDOW_S: f64 = 15.0;
+
+/// A constraint residual (52) above this (m or rad) counts as a blow-up: the joints are
+/// a link length apart, the mechanism no longer exists.
+pub const BLOWUP_RESIDUAL: f64 = 1.0;
 
 /// The rps normal error is reported after this start-up time, s.
 pub const RPS_SETTLE_S: f64 = 0.1;
@@ -82,9 +87,11 @@ pub struct ModeResult {
     pub median_primal: Option<f64>,
     /// Median constraint residual over the whole run, m and rad.
     pub median_constraint: Option<f64>,
-    /// First time (s) the run diverged or its constraint residual exceeded 1e-2; `null`
-    /// if never.
+    /// First time (s) the run diverged or its constraint residual exceeded 1 (m or
+    /// rad); `null` if never.
     pub blowup_time_s: Option<f64>,
+    /// First time (s) the constraint residual exceeded 1e-2 (m or rad); `null` if never.
+    pub apart_time_s: Option<f64>,
     /// Time per substep, µs (steps alone).
     pub substep_us: f64,
     /// How the run ended (`completed`, `diverged`, `interrupted`, `failed`).
@@ -215,9 +222,13 @@ fn analyse(
     let path = dir.join("residuals.csv");
     let rows = read_columns(&path, &["t", "primal_residual", "constraint_residual"])?;
     let early = |r: &&Vec<f64>| r[0] <= EARLY_WINDOW_S + 1e-9;
-    let blowup = rows
+    let apart = rows
         .iter()
         .find(|r| !(r[2] <= RESIDUAL_WARNING) || !r[1].is_finite())
+        .map(|r| r[0]);
+    let blowup = rows
+        .iter()
+        .find(|r| !(r[2] <= BLOWUP_RESIDUAL) || !r[1].is_finite())
         .map(|r| r[0])
         .or(if summary.status == RunStatus::Diverged {
             Some(summary.simulated_time_s + summary.settings.dt)
@@ -235,6 +246,7 @@ fn analyse(
         median_primal: median(rows.iter().map(|r| r[1])),
         median_constraint: median(rows.iter().map(|r| r[2])),
         blowup_time_s: blowup,
+        apart_time_s: apart,
         substep_us: summary.time_per_substep_us,
         status: summary.status,
         steps: summary.steps,
@@ -375,17 +387,18 @@ pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
         "Pendulum {} s, 3-RPS {} s; {} rotations in {}. Residuals (51)–(52) after every step; medians are exact over the recorded steps.\n\n",
         opts.pendulum_seconds, opts.rps_seconds, opts.rotation, opts.scalar
     );
-    s += "| scene | mode | median primal 0–15 s | median constraint 0–15 s | median primal | median constraint | blow-up (s) | µs/substep | status |\n|---|---|---|---|---|---|---|---|---|\n";
+    s += "| scene | mode | median primal 0–15 s | median constraint 0–15 s | median primal | median constraint | blow-up (s) | apart > 1e-2 (s) | µs/substep | status |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (scene, runs) in report {
         for mode in MODES {
             let Some(r) = runs.get(mode) else { continue };
             s += &format!(
-                "| {scene} | {mode} | {} | {} | {} | {} | {} | {:.3} | {:?} |\n",
+                "| {scene} | {mode} | {} | {} | {} | {} | {} | {} | {:.3} | {:?} |\n",
                 e(r.median_primal_0_15),
                 e(r.median_constraint_0_15),
                 e(r.median_primal),
                 e(r.median_constraint),
                 r.blowup_time_s.map_or("none".into(), |t| format!("{t:.3}")),
+                r.apart_time_s.map_or("none".into(), |t| format!("{t:.3}")),
                 r.substep_us,
                 r.status
             );

@@ -3,6 +3,7 @@
 
 use super::error::{SceneError, SceneErrorKind};
 use super::format::*;
+use super::normed::NormedJointError;
 use super::path::FieldPath;
 use super::validate::joint_name;
 use super::Scene;
@@ -22,9 +23,10 @@ pub struct JointInfo {
     /// `prescribed{i}`).
     pub name: String,
     /// The constraint's kind ([`Constraint::kind`]), e.g. `"revolute"`,
-    /// `"revolute_limit"`, `"prescribed"`.
+    /// `"revolute_scalar"`, `"revolute_limit"`, `"prescribed"`.
     pub kind: &'static str,
-    /// Number of constraint rows.
+    /// Number of constraint rows: the vector joint's ([`JointType::rows`]), in scalar
+    /// mode the normed joint's (2, spherical 1; [`crate::joint::normed`]).
     pub rows: usize,
 }
 
@@ -217,15 +219,32 @@ impl Scene {
                 DampingSpec::PerRow(v) => v.iter().map(|&b| c::<T>(b)).collect(),
             });
             let (cs, ds) = (compliance.as_deref(), damping.as_deref());
-            let boxed: Result<Box<dyn Constraint<T, G>>, XpbdError> = (|| {
-                Ok(match j.kind {
-                    JointType::Fixed => boxed(Fixed::new(b1, f1, b2, f2)?, cs, ds)?,
-                    JointType::Revolute => boxed(Revolute::new(b1, f1, b2, f2)?, cs, ds)?,
-                    JointType::Spherical => boxed(Spherical::new(b1, f1, b2, f2)?, cs, ds)?,
-                    JointType::Prismatic => boxed(Prismatic::new(b1, f1, b2, f2)?, cs, ds)?,
-                })
-            })();
-            let constraint = boxed.map_err(|e| at(p.clone(), &e))?;
+            let constraint = if file.solver.mode == ModeSpec::Scalar {
+                // Section 5.1's normed joints (scene/normed.rs).
+                super::normed::normed_joint(j, b1, f1, b2, f2).map_err(|e| match e {
+                    NormedJointError::Rows {
+                        field,
+                        row,
+                        message,
+                    } => self.locate(SceneError::new(
+                        SceneErrorKind::Invalid,
+                        p.key(field).index(row),
+                        message,
+                    )),
+                    NormedJointError::Joint(e) => at(p.clone(), &e),
+                })?
+            } else {
+                let boxed: Result<Box<dyn Constraint<T, G>>, XpbdError> = (|| {
+                    Ok(match j.kind {
+                        JointType::Fixed => boxed(Fixed::new(b1, f1, b2, f2)?, cs, ds)?,
+                        JointType::Revolute => boxed(Revolute::new(b1, f1, b2, f2)?, cs, ds)?,
+                        JointType::Spherical => boxed(Spherical::new(b1, f1, b2, f2)?, cs, ds)?,
+                        JointType::Prismatic => boxed(Prismatic::new(b1, f1, b2, f2)?, cs, ds)?,
+                    })
+                })();
+                boxed.map_err(|e| at(p.clone(), &e))?
+            };
+            let rows = constraint.dim();
             let kind = constraint.kind();
             world
                 .add_boxed_constraint(constraint)
@@ -239,9 +258,10 @@ impl Scene {
         for (i, m) in file.prescribed.iter().enumerate() {
             let p = FieldPath::root().key("prescribed").index(i);
             let body = index(&m.body).ok_or_else(|| at(p.key("body"), &"no such body"))?;
-            let constraint =
-                super::prescribed::build::<T, G>(m, body).map_err(|(key, e)| at(p.key(key), &e))?;
-            let rows = m.dim();
+            let normed = file.solver.mode == ModeSpec::Scalar;
+            let constraint = super::prescribed::build::<T, G>(m, body, normed)
+                .map_err(|(key, e)| at(p.key(key), &e))?;
+            let rows = constraint.dim();
             world
                 .add_constraint(constraint)
                 .map_err(|e| at(p.clone(), &e))?;

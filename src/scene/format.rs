@@ -99,7 +99,8 @@ pub struct SolverSpec {
     /// Gauss–Seidel sweeps per substep (≥ 1).
     #[serde(default = "one", deserialize_with = "count::deserialize")]
     pub iterations: usize,
-    /// Projection of vector constraints: `block` (124) or `rows` (56).
+    /// Solve mode: `block` (vector joints, one solve each (124)), `rows` (vector joints,
+    /// row by row (56)) or `scalar` (the normed joints of Section 5.1, row by row).
     #[serde(default)]
     pub mode: ModeSpec,
     /// Gravitational acceleration, m/s², world frame.
@@ -128,7 +129,12 @@ pub enum ModeSpec {
     Block,
     /// One scalar row at a time (56).
     Rows,
-    /// The scalar ("normed") joints of Section 5.1, row by row (56).
+    /// The scalar ("normed") joints of Section 5.1, row by row (56): every `[[joints]]`
+    /// entry becomes the [`crate::joint::NormedJoint`] of its type (2 rows, spherical
+    /// 1). Its `compliance` and `damping` are still given per vector row (or as one
+    /// value); each normed row takes the common value of the vector rows it is the norm
+    /// of ([`crate::joint::NormedKind::VECTOR_ROWS`]), and a list that gives those rows
+    /// different values is rejected when the scene is built.
     Scalar,
 }
 

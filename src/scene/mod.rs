@@ -44,6 +44,7 @@ pub mod actuation;
 pub mod build;
 pub mod error;
 pub mod format;
+mod normed;
 pub mod path;
 pub mod prescribed;
 mod validate;

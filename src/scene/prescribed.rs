@@ -18,7 +18,9 @@
 //! The target frame at time t is (p₀ + v t, Exp(Ω t) R₀), with (p₀, R₀) = `target` (the
 //! orientation of `target` is its z axis and frame, world frame) and Ω = `spin_deg_per_s`
 //! in rad/s. Each entry is one constraint of the world, after the joints, named `name`
-//! (default `prescribed{i}`) in `lambda.csv`.
+//! (default `prescribed{i}`) in `lambda.csv`. In solve mode `scalar` it is built in the
+//! normed form of Section 5.1 ([`crate::joint::PrescribedFrame::normed`]): one row for
+//! the position part and one for the rotation part.
 
 use super::error::{num, SceneError, SceneErrorKind};
 use super::format::{ComplianceSpec, FrameSpec, OrientationSpec, WORLD};
@@ -99,10 +101,16 @@ impl PrescribedSpec {
         (pos, rot)
     }
 
-    /// Number of constraint rows.
+    /// Number of constraint rows of the vector form.
     pub fn dim(&self) -> usize {
         let (pos, rot) = self.rows();
         pos.iter().filter(|&&b| b).count() + rot.rows()
+    }
+
+    /// Number of rows of the normed form (solve mode `scalar`): one per part held.
+    pub fn normed_dim(&self) -> usize {
+        let (pos, rot) = self.rows();
+        usize::from(pos.iter().any(|&b| b)) + usize::from(rot.rows() > 0)
     }
 }
 
@@ -237,6 +245,7 @@ fn check_compliance(path: FieldPath, a: f64) -> Result<(), SceneError> {
 pub(crate) fn build<T: crate::lie::Real, G: crate::lie::LieGroup<T>>(
     p: &PrescribedSpec,
     body: crate::xpbd::BodyId,
+    normed: bool,
 ) -> Result<crate::joint::PrescribedFrame<T, G>, (&'static str, crate::xpbd::XpbdError)> {
     use crate::joint::{JointFrame, PrescribedFrame};
     use crate::lie::real::c;
@@ -261,10 +270,26 @@ pub(crate) fn build<T: crate::lie::Real, G: crate::lie::LieGroup<T>>(
         .map_err(|e| ("velocity", e))?
         .with_spin(v3(&spin))
         .map_err(|e| ("spin_deg_per_s", e))?;
+    let (m, rows) = if normed {
+        (m.normed(), p.normed_dim())
+    } else {
+        (m, p.dim())
+    };
     match &p.compliance {
         None => Ok(m),
+        Some(ComplianceSpec::PerRow(v)) if normed && v.iter().any(|&a| a != v[0]) => Err((
+            "compliance",
+            crate::xpbd::XpbdError::InvalidJoint {
+                field: "compliance",
+                value: format!("{v:?}"),
+                reason: "in scalar mode a prescribed motion has one normed row per part: give one compliance for all rows",
+            },
+        )),
+        Some(ComplianceSpec::PerRow(v)) if normed => m
+            .with_compliance(&vec![c::<T>(v[0]); rows])
+            .map_err(|e| ("compliance", e)),
         Some(ComplianceSpec::Uniform(a)) => m
-            .with_compliance(&vec![c::<T>(*a); p.dim()])
+            .with_compliance(&vec![c::<T>(*a); rows])
             .map_err(|e| ("compliance", e)),
         Some(ComplianceSpec::PerRow(v)) => m
             .with_compliance(&v.iter().map(|&a| c::<T>(a)).collect::<Vec<_>>())
