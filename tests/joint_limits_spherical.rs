@@ -910,8 +910,11 @@ fn twist_limit_unwraps_quaternion_f32() {
 }
 
 /// A 180° swing limit and a ±45° twist limit never act on a pendulum that loops over
-/// the top (through swing π, where the twist is undefined and its row released): the
-/// trajectory is that of the same pendulum without limits, and nothing is NaN.
+/// the top (up to 0.06° from swing π; in f32 this is inside the band of 1.5° around π
+/// where the twist is undefined and its row released): the trajectory is that of the
+/// same pendulum without limits, and nothing is NaN. The difference is exactly zero: an
+/// inactive row is projected with Δλ = 0, and a zero correction (p + 0, R·Exp(0) with
+/// Exp(0) = I exactly) changes no bit.
 fn loop_over_the_top<T: Real, G: LieGroup<T>>(tol: f64) {
     let w0 = v::<T>(0.0, 0.0, 13.0);
     let (mut free, _) = ball_pendulum::<T, G>(9.81, G::identity(), w0, 10);
