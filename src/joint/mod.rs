@@ -27,9 +27,23 @@
 //! The revolute axis and the prismatic slide axis are the joint frames' z axis. The
 //! joint angle θ_rev = e₃ (73) and the slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) — the
 //! variables of joint limits (74) — come with their gradients from
-//! [`JointKinematics`]. [`RevoluteLimit`] imposes (74) on θ_rev, unwrapped across ±π.
-//! [`PrescribedFrame`] holds a body's frame on a target frame that moves with time
-//! (prescribed motion for inverse dynamics, Section 9.1).
+//! [`JointKinematics`], and so do the swing and twist angles of R_Δ = R̄₁ᵀR̄₂
+//! (76)–(78) ([`limit_spherical`]). [`PrescribedFrame`] holds a body's frame on a
+//! target frame that moves with time (prescribed motion for inverse dynamics,
+//! Section 9.1).
+//!
+//! # Limits
+//! Each limit is its own one-row inequality constraint (λ ≥ 0, active only when
+//! violated, projected row by row), added to the world next to the joint it limits,
+//! with the same bodies and frames. A two-sided limit writes the row of the nearer
+//! limit.
+//!
+//! | limit | variable | C ≥ 0 | eq. |
+//! |---|---|---|---|
+//! | [`RevoluteLimit`] | θ_rev (73), unwrapped across ±π | θ − θ_min, θ_max − θ | (74) |
+//! | [`SphericalSwingLimit`] | θ_swing (77) ∈ [0, π] | θ_max − θ_swing | (164) |
+//! | [`SphericalTwistLimit`] | θ_twist (78), unwrapped across ±π | θ − θ_min, θ_max − θ | (164), (170) |
+//! | [`PrismaticLimit`] | d_pr (80), m | d − d_min, d_max − d | (74), (80) |
 //!
 //! # Structure
 //! All four joints are one generic type, [`VectorJoint`]`<T, G, K>`: the two
@@ -72,6 +86,9 @@ pub mod kinematics;
 pub mod limit;
 pub mod normed;
 pub mod prescribed;
+pub mod limit_prismatic;
+mod limit_row;
+pub mod limit_spherical;
 pub mod prismatic;
 pub mod revolute;
 pub mod spherical;
@@ -87,6 +104,8 @@ pub use normed::{
     NormedRows, NormedSpherical,
 };
 pub use prescribed::{HeldRotation, PrescribedFrame};
+pub use limit_prismatic::PrismaticLimit;
+pub use limit_spherical::{SphericalSwingLimit, SphericalTwistLimit};
 pub use prismatic::{Prismatic, PrismaticKind};
 pub use revolute::{Revolute, RevoluteKind};
 pub use spherical::{Spherical, SphericalKind};
