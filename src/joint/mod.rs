@@ -28,6 +28,23 @@
 //! variables of joint limits (74) — come with their gradients from
 //! [`JointKinematics`]. [`RevoluteLimit`] imposes (74) on θ_rev, unwrapped across ±π.
 //!
+//! # Drives, motors and limits
+//! With u = R̄₁ᵀ(p̄₂ − p̄₁) and ε = R̄₁ ⊟ (R̄₂ Exp(θ_target)), the on-manifold form of
+//! (81) (see [`drive`]):
+//!
+//! | constraint | C | rows | α | eq. |
+//! |---|---|---|---|---|
+//! | [`RevoluteLimit`] | `θ − θ_min` or `θ_max − θ`, λ ≥ 0 | 1 | 0 | (74) |
+//! | [`RevoluteDrive`] | `[u ; ε]`, θ_target = θ e₃ | 6 | `(0,0,0,0,0,1/k)` | (81), 5.6.1 |
+//! | [`SphericalDrive`] | `[u ; ε]` | 6 | `(0,0,0,1/k_x,1/k_y,1/k_z)` | (81), 5.6.2 |
+//! | [`PrismaticDrive`] | `[u − d e₃ ; R̄₁ ⊟ R̄₂]` | 6 | `(0,0,1/k,0,0,0)` | (81), 5.6.3 |
+//! | [`VelocityMotor`] | `q − (q_start + s h)`, \|λ\| ≤ F_max h² | 1 | 0 | – |
+//!
+//! A drive *replaces* the joint it drives (its hard rows are the joint); a limit or a
+//! motor sits next to the joint (or drive), as its own constraint. Drive targets and
+//! motor speeds can change every step or follow a function of time through a
+//! [`TargetHandle`] ([`target`]), read by [`crate::xpbd::Constraint::begin_substep`].
+//!
 //! # Structure
 //! All four joints are one generic type, [`VectorJoint`]`<T, G, K>`: the two
 //! [`JointAttachments`], a compliance and a damping per row, the constructors and the
@@ -63,21 +80,30 @@
 //! [`crate::xpbd::World::add_constraint`] with `UnknownBody`.
 
 pub mod attachments;
+pub mod drive;
 pub mod fixed;
 pub mod frame;
 pub mod kinematics;
 pub mod limit;
+pub mod motor;
 pub mod prismatic;
 pub mod revolute;
 pub mod spherical;
+pub mod target;
 pub mod vector;
 
 pub use attachments::JointAttachments;
+pub use drive::{
+    relative_rotation_target, DriveKind, JointDrive, PrismaticDrive, PrismaticDriveKind,
+    RevoluteDrive, RevoluteDriveKind, SphericalDrive, SphericalDriveKind,
+};
 pub use fixed::{Fixed, FixedKind};
 pub use frame::JointFrame;
 pub use kinematics::{Block3, JointKinematics};
 pub use limit::{wrap_angle, RevoluteLimit};
+pub use motor::{MotorAxis, VelocityMotor};
 pub use prismatic::{Prismatic, PrismaticKind};
 pub use revolute::{Revolute, RevoluteKind};
 pub use spherical::{Spherical, SphericalKind};
+pub use target::{TargetHandle, TargetSchedule, TargetValue};
 pub use vector::{JointKind, JointRows, VectorJoint};
