@@ -10,7 +10,8 @@
 //!   finite-difference derivatives on the manifold.
 //! * [`xpbd`]: bodies, the `Constraint` trait, the time step (Algorithm 1) with row or
 //!   block projection, and the primal and constraint residuals.
-//! * [`joint`]: vector joint constraints (fixed, revolute, spherical, prismatic).
+//! * [`joint`]: vector joint constraints (fixed, revolute, spherical, prismatic), joint
+//!   limits, drives to targets (81) and velocity motors.
 //! * [`scenes`]: the paper's experiments as builders.
 //! * [`scene`]: the TOML scene format and the generic builder from a scene to a world.
 //! * [`sim`]: a built scene behind one object-safe trait, for any scalar and representation.
