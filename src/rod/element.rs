@@ -346,9 +346,9 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     fn rotation_blocks(&self, p: &Point<T, G, N>) -> [Matrix3<T>; N] {
         let mut d = [Matrix3::zeros(); N];
         let mut sum = Matrix3::zeros();
-        for j in 1..N {
+        for (j, dj) in d.iter_mut().enumerate().skip(1) {
             let g = self.gamma_inv[j];
-            d[j] = p.gamma * g * p.phi[j];
+            *dj = p.gamma * g * p.phi[j];
             sum += g.transpose() * p.phi[j];
         }
         d[0] = p.exp_theta.to_matrix().transpose() - p.gamma * sum;
@@ -430,12 +430,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         // Aⱼ = φⱼ M + (φⱼ,ξ/l) Γ.
         let mut sum_r = Matrix3::zeros();
         let mut sum_u = Matrix3::zeros();
-        for j in 1..N {
+        for (j, b) in gradient.iter_mut().enumerate().skip(1) {
             let g = self.gamma_inv[j];
             let gt = g.transpose();
             let a = m * p.phi[j] + p.gamma * p.dphi_ds[j];
             let d_rot = p.gamma * g * p.phi[j];
-            let b = &mut gradient[j];
             b.fixed_view_mut::<3, 3>(0, 0)
                 .copy_from(&(rt * p.dphi_ds[j]));
             b.fixed_view_mut::<3, 3>(0, 3).copy_from(&(v_hat * d_rot));
