@@ -18,7 +18,12 @@ use crate::lie::real::c;
 use crate::lie::Real;
 
 /// Lagrange shape functions with `N` equispaced nodes on [0, 1]; `N` is 2, 3 or 4
-/// (linear, quadratic, cubic elements). Any other `N` is rejected at compile time.
+/// (linear, quadratic, cubic elements). Evaluating a basis, or building an element,
+/// with any other `N` is rejected at compile time:
+///
+/// ```compile_fail
+/// let phi = lie_xpbd::rod::LagrangeBasis::<5>::values(0.5f64);
+/// ```
 ///
 /// ```
 /// use lie_xpbd::rod::basis::LagrangeBasis;
@@ -33,7 +38,7 @@ pub struct LagrangeBasis<const N: usize>;
 
 impl<const N: usize> LagrangeBasis<N> {
     /// Compile-time check that `N` is a supported number of nodes.
-    const VALID: () = assert!(
+    pub(crate) const VALID: () = assert!(
         N >= 2 && N <= 4,
         "rod elements have 2, 3 or 4 nodes (linear, quadratic, cubic)"
     );

@@ -113,7 +113,8 @@ pub struct StrainGradient<T: Real, const N: usize> {
     /// v and u at the point.
     pub strains: Strains<T>,
     /// Per node k the 6×6 block `[∂/∂pₖ | D_{Rₖ}]` of the 6-vector (v, u): rows 0–2 v
-    /// (per m, per rad), rows 3–5 u (per m², per rad·m).
+    /// (1/m in the position columns, 1/rad in the rotation columns), rows 3–5 u (zero
+    /// position columns; 1/m per rad in the rotation columns).
     pub gradient: [NodeBlock6<T>; N],
 }
 
@@ -186,6 +187,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     /// [`RodError::NonFinite`] naming the node if a position or rotation has a NaN or
     /// infinite entry.
     pub fn new(nodes: &[Pose<T, G>; N], length: T) -> Result<Self, RodError> {
+        let () = LagrangeBasis::<N>::VALID;
         check_length(length)?;
         for (index, node) in nodes.iter().enumerate() {
             if !node.position.iter().all(|x| x.is_finite()) {
@@ -504,6 +506,7 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         material: &RodMaterial<T>,
         integration: Integration,
     ) -> Result<Self, RodError> {
+        let () = LagrangeBasis::<N>::VALID;
         check_length(length)?;
         let rule = GaussRule::for_order(LagrangeBasis::<N>::ORDER, integration)?;
         let mut compliance = [Vector6::zeros(); MAX_GAUSS_POINTS];
