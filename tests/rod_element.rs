@@ -30,7 +30,7 @@
 //! straddle Log's branch cut). The tolerances are [`Real::fd_tolerance`] unchanged:
 //! 1e-7 (f64) and 2e-3 ≈ 16·ε/h (f32). The shear rows difference nodal positions,
 //! v = R(ξ)ᵀ Σ φⱼ,ξ pⱼ / l, so their round-off is ε·(Σ|φⱼ,ξ| |pⱼ|/l)/h rather than
-//! ε/h: the states keep |pⱼ| ≤ ~1.6 m and l ≥ 0.5 m so that this stays inside the
+//! ε/h: the states keep |pⱼ| ≤ 2.2 m and l ≥ 0.5 m so that this stays inside the
 //! unscaled tolerance (measured worst values are printed with `--nocapture` and quoted
 //! in `proofs/rod_strains.md`). A check far from the origin would need the f32
 //! tolerance scaled by |p|/l, not because the gradient is wrong.
