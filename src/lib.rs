@@ -12,6 +12,8 @@
 //!   block projection, and the primal and constraint residuals.
 //! * [`joint`]: vector joint constraints (fixed, revolute, spherical, prismatic), joint
 //!   limits, drives to targets (81) and velocity motors.
+//! * [`rod`]: Cosserat rod finite elements: interpolation, strains and Gauss-point
+//!   constraints with their gradients.
 //! * [`scenes`]: the paper's experiments as builders.
 //! * [`scene`]: the TOML scene format and the generic builder from a scene to a world.
 //! * [`sim`]: a built scene behind one object-safe trait, for any scalar and representation.
@@ -66,6 +68,7 @@ pub mod joint;
 pub mod lie;
 #[cfg(feature = "cli")]
 pub mod pipeline;
+pub mod rod;
 pub mod scene;
 pub mod scenes;
 pub mod sim;

@@ -1,0 +1,25 @@
+//! Cosserat rods discretized by finite elements (paper Section 6.3, Appendix G).
+//!
+//! * [`basis`]: Lagrange shape functions of order 1–3 on ξ ∈ [0, 1] (95)–(97).
+//! * [`gauss`]: Gauss–Legendre rules with 1–4 points on [0, 1] (107), reduced or full
+//!   integration (6.3.5).
+//! * [`material`]: E, ν, G, ρ and the circular section; stiffnesses (87)–(88) with the
+//!   shear correction (126); Gauss-point compliances (109); lumped nodal inertias
+//!   (6.3.6).
+//! * [`element`]: the element's on-manifold interpolation (98)–(100), strains
+//!   (101)–(104) and Gauss-point constraints (108) with their gradients.
+
+pub mod basis;
+pub mod element;
+pub mod error;
+pub mod gauss;
+pub mod material;
+
+pub use basis::LagrangeBasis;
+pub use element::{
+    ElementKinematics, GaussPointConstraint, NodeBlock6, PoseGradient, RodElement, StrainGradient,
+    Strains, ThetaGradient,
+};
+pub use error::RodError;
+pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
+pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
