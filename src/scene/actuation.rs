@@ -1,10 +1,15 @@
 //! A joint's limits, drive, motor and breaking thresholds in the scene file: the
 //! `limit`, `drive`, `motor`, `break_force` and `break_torque` keys of `[[joints]]`.
 //!
-//! Each is built as its own constraint on the joint's two bodies and joint frames, next
-//! to the joint itself (so a revolute joint with a limit and a motor is three
+//! A `drive` replaces the joint: the drive (81) is the joint with its driven rows
+//! sprung ([`crate::joint::JointDrive`]; 6 rows, named `<joint>`). A `limit` and a
+//! `motor` are built as their own constraints on the joint's two bodies and joint
+//! frames, next to the joint (so a revolute joint with a limit and a motor is three
 //! constraints, each with its own λ columns in `lambda.csv`, named `<joint>`,
-//! `<joint>_limit`, `<joint>_motor`).
+//! `<joint>_limit`, `<joint>_motor`; a spherical limit gives `<joint>_swing_limit`
+//! and/or `<joint>_twist_limit`). In solve mode `scalar` the joint is normed but its
+//! drive, limits and motor are the same constraints (limits and motors are single rows
+//! already).
 //!
 //! ```toml
 //! [[joints]]
@@ -209,10 +214,45 @@ fn bounds(
     }
 }
 
+/// The name suffixes of the constraints joint `j`'s keys add next to it, in the order
+/// they are built ([`extras`]).
+pub(crate) fn extra_suffixes(j: &JointSpec) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if let Some(l) = &j.limit {
+        match j.kind {
+            JointType::Revolute | JointType::Prismatic => v.push("_limit"),
+            JointType::Spherical => {
+                if l.swing_deg.is_some() {
+                    v.push("_swing_limit");
+                }
+                if l.twist_lower_deg.is_some() {
+                    v.push("_twist_limit");
+                }
+            }
+            JointType::Fixed => {}
+        }
+    }
+    if j.motor.is_some() {
+        v.push("_motor");
+    }
+    v
+}
+
 /// Checks `limit`, `drive`, `motor`, `break_force` and `break_torque` of joint `j` at
 /// `path` against its type (see the module table).
 pub(crate) fn check(path: &FieldPath, j: &JointSpec) -> Result<(), SceneError> {
     let kind = j.kind;
+    if j.drive.is_some() && (j.compliance.is_some() || j.damping.is_some()) {
+        let key = if j.compliance.is_some() {
+            "compliance"
+        } else {
+            "damping"
+        };
+        return Err(invalid(
+            path.key(key),
+            format!("a driven joint takes its spring from `drive.stiffness` and its damping from `drive.damping`; its other rows are hard: remove `{key}`"),
+        ));
+    }
     if let Some(l) = &j.limit {
         let p = path.key("limit");
         let angle_keys = [l.lower_deg, l.upper_deg];
@@ -433,4 +473,175 @@ pub(crate) fn check(path: &FieldPath, j: &JointSpec) -> Result<(), SceneError> {
         positive(path.key("break_torque"), "a breaking torque", "N·m", t)?;
     }
     Ok(())
+}
+
+/// A constraint a joint's keys add to the world, with the suffix of its name.
+pub(crate) type Extra<T, G> = (&'static str, Box<dyn crate::xpbd::Constraint<T, G>>);
+
+/// The sides of a joint as built: bodies and frames.
+pub(crate) struct Sides<T: crate::lie::Real, G: crate::lie::LieGroup<T>> {
+    pub b1: Option<crate::xpbd::BodyId>,
+    pub f1: crate::joint::JointFrame<T, G>,
+    pub b2: Option<crate::xpbd::BodyId>,
+    pub f2: crate::joint::JointFrame<T, G>,
+}
+
+/// The key of the joint at fault and the error, for the builder to locate.
+pub(crate) type BuildError = (&'static str, crate::xpbd::XpbdError);
+
+fn stiffness<T: crate::lie::Real>(s: &StiffnessSpec) -> (T, Option<Vec<T>>) {
+    use crate::lie::real::c;
+    match s {
+        StiffnessSpec::Uniform(k) => (c::<T>(*k), None),
+        StiffnessSpec::PerAxis(v) => (c::<T>(v[0]), Some(v.iter().map(|&k| c::<T>(k)).collect())),
+    }
+}
+
+/// The drive of joint `j` (already checked), which replaces the joint: a revolute,
+/// spherical or prismatic [`crate::joint::JointDrive`] (81); `None` without a `drive`.
+pub(crate) fn drive<T: crate::lie::Real, G: crate::lie::LieGroup<T>>(
+    j: &JointSpec,
+    s: &Sides<T, G>,
+) -> Result<Option<Box<dyn crate::xpbd::Constraint<T, G>>>, BuildError> {
+    use crate::joint::{relative_rotation_target, PrismaticDrive, RevoluteDrive, SphericalDrive};
+    use crate::lie::real::c;
+    let Some(d) = &j.drive else { return Ok(None) };
+    let at = |e| ("drive", e);
+    let (k, per_axis) = stiffness::<T>(&d.stiffness);
+    let damping = c::<T>(d.damping);
+    let boxed: Box<dyn crate::xpbd::Constraint<T, G>> = match j.kind {
+        JointType::Revolute => {
+            let target = c::<T>(d.target_deg.unwrap_or(0.0).to_radians());
+            let mut drive =
+                RevoluteDrive::<T, G>::new(s.b1, s.f1, s.b2, s.f2, target, k).map_err(at)?;
+            if let Some(r) = d.rate_deg_per_s {
+                drive = drive.with_rate(c::<T>(r.to_radians())).map_err(at)?;
+            }
+            Box::new(drive.with_damping(damping).map_err(at)?)
+        }
+        JointType::Prismatic => {
+            let target = match d.target {
+                Some(DriveTarget::Slide(x)) => c::<T>(x),
+                _ => T::zero(),
+            };
+            let mut drive =
+                PrismaticDrive::<T, G>::new(s.b1, s.f1, s.b2, s.f2, target, k).map_err(at)?;
+            if let Some(r) = d.rate {
+                drive = drive.with_rate(c::<T>(r)).map_err(at)?;
+            }
+            Box::new(drive.with_damping(damping).map_err(at)?)
+        }
+        JointType::Spherical => {
+            let relative = match &d.target {
+                Some(DriveTarget::Orientation(o)) => {
+                    super::build::orientation::<T, G>(Some(o)).map_err(|e| at(e.into()))?
+                }
+                _ => G::identity(),
+            };
+            let mut drive = SphericalDrive::<T, G>::new(
+                s.b1,
+                s.f1,
+                s.b2,
+                s.f2,
+                relative_rotation_target(&relative),
+                k,
+            )
+            .map_err(at)?;
+            if let Some(v) = per_axis {
+                drive = drive.with_stiffnesses(&v).map_err(at)?;
+            }
+            Box::new(drive.with_damping(damping).map_err(at)?)
+        }
+        JointType::Fixed => return Ok(None),
+    };
+    Ok(Some(boxed))
+}
+
+/// The limits and motor joint `j` (already checked) adds next to itself, in order, with
+/// their name suffixes: `_limit` (revolute, prismatic), `_swing_limit` and
+/// `_twist_limit` (spherical), `_motor`. `h` is the world's substep, s.
+pub(crate) fn extras<T: crate::lie::Real, G: crate::lie::LieGroup<T>>(
+    j: &JointSpec,
+    s: &Sides<T, G>,
+    h: T,
+) -> Result<Vec<Extra<T, G>>, BuildError> {
+    use crate::joint::{
+        PrismaticLimit, RevoluteLimit, SphericalSwingLimit, SphericalTwistLimit, VelocityMotor,
+    };
+    use crate::lie::real::c;
+    let mut out: Vec<Extra<T, G>> = Vec::new();
+    let deg = |x: Option<f64>| c::<T>(x.unwrap_or(0.0).to_radians());
+    if let Some(l) = &j.limit {
+        let at = |e| ("limit", e);
+        let alpha = c::<T>(l.compliance);
+        match j.kind {
+            JointType::Revolute => {
+                let lim =
+                    RevoluteLimit::new(s.b1, s.f1, s.b2, s.f2, deg(l.lower_deg), deg(l.upper_deg))
+                        .and_then(|x| x.with_compliance(alpha))
+                        .map_err(at)?;
+                out.push(("_limit", Box::new(lim)));
+            }
+            JointType::Prismatic => {
+                let lo = c::<T>(l.lower.unwrap_or(0.0));
+                let hi = c::<T>(l.upper.unwrap_or(0.0));
+                let lim = PrismaticLimit::new(s.b1, s.f1, s.b2, s.f2, lo, hi)
+                    .and_then(|x| x.with_compliance(alpha))
+                    .map_err(at)?;
+                out.push(("_limit", Box::new(lim)));
+            }
+            JointType::Spherical => {
+                if let Some(max) = l.swing_deg {
+                    // 180° must not exceed π after rounding to T.
+                    let max = c::<T>(max.to_radians()).min(T::pi());
+                    let lim = SphericalSwingLimit::new(s.b1, s.f1, s.b2, s.f2, max)
+                        .and_then(|x| x.with_compliance(alpha))
+                        .map_err(at)?;
+                    out.push(("_swing_limit", Box::new(lim)));
+                }
+                if l.twist_lower_deg.is_some() {
+                    let lim = SphericalTwistLimit::new(
+                        s.b1,
+                        s.f1,
+                        s.b2,
+                        s.f2,
+                        deg(l.twist_lower_deg),
+                        deg(l.twist_upper_deg),
+                    )
+                    .and_then(|x| x.with_compliance(alpha))
+                    .map_err(at)?;
+                    out.push(("_twist_limit", Box::new(lim)));
+                }
+            }
+            JointType::Fixed => {}
+        }
+    }
+    if let Some(m) = &j.motor {
+        let at = |e| ("motor", e);
+        let inf = f64::INFINITY;
+        let motor = match j.kind {
+            JointType::Revolute => VelocityMotor::revolute(
+                s.b1,
+                s.f1,
+                s.b2,
+                s.f2,
+                c::<T>(m.speed),
+                c::<T>(m.max_torque.unwrap_or(inf)),
+                h,
+            ),
+            JointType::Prismatic => VelocityMotor::prismatic(
+                s.b1,
+                s.f1,
+                s.b2,
+                s.f2,
+                c::<T>(m.speed),
+                c::<T>(m.max_force.unwrap_or(inf)),
+                h,
+            ),
+            _ => return Ok(out),
+        }
+        .map_err(at)?;
+        out.push(("_motor", Box::new(motor)));
+    }
+    Ok(out)
 }

@@ -219,7 +219,14 @@ impl Scene {
                 DampingSpec::PerRow(v) => v.iter().map(|&b| c::<T>(b)).collect(),
             });
             let (cs, ds) = (compliance.as_deref(), damping.as_deref());
-            let constraint = if file.solver.mode == ModeSpec::Scalar {
+            let sides = super::actuation::Sides { b1, f1, b2, f2 };
+            let drive = super::actuation::drive::<T, G>(j, &sides)
+                .map_err(|(key, e)| at(p.key(key), &e))?;
+            let constraint = if let Some(d) = drive {
+                // A drive (81) is the joint with some rows sprung (it replaces it), in
+                // every solve mode.
+                d
+            } else if file.solver.mode == ModeSpec::Scalar {
                 // Section 5.1's normed joints (scene/normed.rs).
                 super::normed::normed_joint(j, b1, f1, b2, f2).map_err(|e| match e {
                     NormedJointError::Rows {
@@ -254,6 +261,20 @@ impl Scene {
                 kind,
                 rows,
             });
+            for (suffix, extra) in
+                super::actuation::extras::<T, G>(j, &sides, world.options().substep_dt())
+                    .map_err(|(key, e)| at(p.key(key), &e))?
+            {
+                let (kind, rows) = (extra.kind(), extra.dim());
+                world
+                    .add_boxed_constraint(extra)
+                    .map_err(|e| at(p.clone(), &e))?;
+                joints.push(JointInfo {
+                    name: format!("{}{suffix}", joint_name(i, j)),
+                    kind,
+                    rows,
+                });
+            }
         }
         for (i, m) in file.prescribed.iter().enumerate() {
             let p = FieldPath::root().key("prescribed").index(i);

@@ -450,6 +450,18 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
             ));
         }
     }
+    // The constraints a joint's limit and motor add are named `<joint>_limit` etc.
+    for (i, j) in file.joints.iter().enumerate() {
+        for suffix in super::actuation::extra_suffixes(j) {
+            let name = format!("{}{suffix}", joint_name(i, j));
+            if !joint_names.insert(name.clone()) {
+                return Err(invalid(
+                    root().key("joints").index(i).key("name"),
+                    format!("the {} of this joint is named '{name}', which is already a joint's name; rename one of them", &suffix[1..]),
+                ));
+            }
+        }
+    }
     for (i, m) in file.prescribed.iter().enumerate() {
         let p = root().key("prescribed").index(i);
         super::prescribed::check(&p, m, &file.bodies)?;
