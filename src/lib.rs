@@ -11,6 +11,8 @@
 //! * [`xpbd`]: bodies, the `Constraint` trait, the time step (Algorithm 1) with row or
 //!   block projection, and the primal and constraint residuals.
 //! * [`joint`]: vector joint constraints (fixed, revolute, spherical, prismatic).
+//! * [`rod`]: Cosserat rods: the block-banded Cholesky solver of a rod's λ-system
+//!   (Section 8.2).
 //! * [`scenes`]: the paper's experiments as builders.
 //! * [`scene`]: the TOML scene format and the generic builder from a scene to a world.
 //! * [`sim`]: a built scene behind one object-safe trait, for any scalar and representation.
@@ -65,6 +67,7 @@ pub mod joint;
 pub mod lie;
 #[cfg(feature = "cli")]
 pub mod pipeline;
+pub mod rod;
 pub mod scene;
 pub mod scenes;
 pub mod sim;
