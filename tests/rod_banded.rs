@@ -812,6 +812,27 @@ fn bad_indices_and_inputs_are_errors() {
             index: 13
         })
     );
+    rhs[13] = 1.0;
+    rhs[29] = f64::NEG_INFINITY;
+    assert_eq!(
+        m.solve_in_place(&mut rhs),
+        Err(BandedError::NonFiniteVector {
+            what: "right-hand side",
+            index: 29
+        })
+    );
+    // A finite system whose solution overflows: 1e300 / 1e-300.
+    let mut tiny = BlockBandedMatrix::<f64>::new(1, 0).unwrap();
+    tiny.set_diagonal(0, &SVector::repeat(1e-300)).unwrap();
+    tiny.factor().unwrap();
+    let mut big = [1e300; 6];
+    assert_eq!(
+        tiny.solve_in_place(&mut big),
+        Err(BandedError::NonFiniteVector {
+            what: "solution",
+            index: 0
+        })
+    );
     let mut rhs = DVector::from_element(30, 4.0);
     m.solve_vector_in_place(&mut rhs).unwrap();
     assert!(rhs.iter().all(|&v| (v - 2.0).abs() < 1e-15));

@@ -556,34 +556,30 @@ impl<T: Real> BlockBandedMatrix<T> {
         self.require_assembling("factor")?;
         self.state = State::Failed;
         let (n, p) = (self.blocks, self.bandwidth);
+        let w = p + 1;
         let tiny = c::<T>(64.0) * T::default_epsilon();
         for i in 0..n {
             let lo = i.saturating_sub(p);
+            // Rows before i (read) and row i (written): block (i, j) is cur[j + p − i],
+            // block (j, k) of an earlier row j is prev[j·w + k + p − j].
+            let (prev, rest) = self.band.split_at_mut(i * w);
+            let cur = &mut rest[..w];
             for j in lo..i {
-                let mut s = self.band[self.slot(i, j)].data.0;
+                let (left, at) = cur.split_at_mut(j + p - i);
+                let s = &mut at[0].data.0;
+                let row_j = &prev[j * w..(j + 1) * w];
                 for k in lo..j {
-                    sub_mul_transpose(
-                        &mut s,
-                        &self.band[self.slot(i, k)].data.0,
-                        &self.band[self.slot(j, k)].data.0,
-                    );
+                    sub_mul_transpose(s, &left[k + p - i].data.0, &row_j[k + p - j].data.0);
                 }
-                solve_right_lower_transpose(
-                    &mut s,
-                    &self.band[self.slot(j, j)].data.0,
-                    &self.inv_diag[j],
-                );
-                let k = self.slot(i, j);
-                self.band[k].data.0 = s;
+                solve_right_lower_transpose(s, &row_j[p].data.0, &self.inv_diag[j]);
             }
-            let d = self.slot(i, i);
-            let mut s = self.band[d].data.0;
+            let (left, at) = cur.split_at_mut(p);
+            let s = &mut at[0].data.0;
+            let diagonal: [T; B] = std::array::from_fn(|r| s[r][r]);
             for k in lo..i {
-                sub_mul_self_transpose_lower(&mut s, &self.band[self.slot(i, k)].data.0);
+                sub_mul_self_transpose_lower(s, &left[k + p - i].data.0);
             }
-            let diagonal: [T; B] = std::array::from_fn(|r| self.band[d].data.0[r][r]);
-            self.inv_diag[i] = cholesky_6(&mut s, &diagonal, tiny, i)?;
-            self.band[d].data.0 = s;
+            self.inv_diag[i] = cholesky_6(s, &diagonal, tiny, i)?;
         }
         self.state = State::Factored;
         Ok(())
@@ -604,7 +600,7 @@ impl<T: Real> BlockBandedMatrix<T> {
             });
         }
         self.check_len("right-hand side", rhs.len())?;
-        if let Some(index) = rhs.iter().position(|v| !v.is_finite()) {
+        if let Some(index) = first_non_finite_entry(rhs) {
             return Err(BandedError::NonFiniteVector {
                 what: "right-hand side",
                 index,
@@ -617,21 +613,15 @@ impl<T: Real> BlockBandedMatrix<T> {
             for j in i.saturating_sub(p)..i {
                 let l = &self.band[self.slot(i, j)].data.0;
                 let yj = seg(rhs, j);
-                for col in 0..B {
-                    for r in 0..B {
-                        t[r] -= l[col][r] * yj[col];
-                    }
+                for (l_col, &y) in l.iter().zip(yj.iter()) {
+                    sub_scaled(&mut t, l_col, y);
                 }
             }
-            let l = &self.band[self.slot(i, i)].data.0;
-            let inv = &self.inv_diag[i];
-            for col in 0..B {
-                let y = t[col] * inv[col];
-                t[col] = y;
-                for r in col + 1..B {
-                    t[r] -= l[col][r] * y;
-                }
-            }
+            forward_6(
+                &mut t,
+                &self.band[self.slot(i, i)].data.0,
+                &self.inv_diag[i],
+            );
             put(rhs, i, &t);
         }
         // Back: Lᵀ x = y.
@@ -648,18 +638,14 @@ impl<T: Real> BlockBandedMatrix<T> {
                     t[col] -= acc;
                 }
             }
-            let l = &self.band[self.slot(i, i)].data.0;
-            let inv = &self.inv_diag[i];
-            for col in (0..B).rev() {
-                let mut v = t[col];
-                for r in col + 1..B {
-                    v -= l[col][r] * t[r];
-                }
-                t[col] = v * inv[col];
-            }
+            back_6(
+                &mut t,
+                &self.band[self.slot(i, i)].data.0,
+                &self.inv_diag[i],
+            );
             put(rhs, i, &t);
         }
-        if let Some(index) = rhs.iter().position(|v| !v.is_finite()) {
+        if let Some(index) = first_non_finite_entry(rhs) {
             return Err(BandedError::NonFiniteVector {
                 what: "solution",
                 index,
@@ -691,56 +677,153 @@ fn put<T: Copy>(v: &mut [T], i: usize, x: &[T; B]) {
     v[B * i..B * i + B].copy_from_slice(x);
 }
 
+/// Index of the first non-finite entry of a vector of 6n entries. The common case (all
+/// finite) is one subtraction per entry in 6 independent lanes: x − x is 0 for finite
+/// x and NaN for NaN or ±∞, and NaN stays NaN in a sum; only then is the vector scanned.
+fn first_non_finite_entry<T: Real>(v: &[T]) -> Option<usize> {
+    let mut acc = [T::zero(); B];
+    for chunk in v.chunks_exact(B) {
+        for r in 0..B {
+            acc[r] += chunk[r] - chunk[r];
+        }
+    }
+    if acc.iter().all(|a| *a == T::zero()) {
+        None
+    } else {
+        v.iter().position(|x| !x.is_finite())
+    }
+}
+
 /// (row, column) of the first non-finite entry of a block, column by column.
 fn first_non_finite<T: Real>(m: &Block<T>) -> Option<(usize, usize)> {
     let k = m.iter().position(|v| !v.is_finite())?;
     Some((k % B, k / B))
 }
 
-/// s −= a bᵀ (6×6, column-major: `x[col][row]`).
+/// y −= x·w on one column of 6.
+#[inline(always)]
+fn sub_scaled<T: Real>(y: &mut [T; B], x: &[T; B], w: T) {
+    y[0] -= x[0] * w;
+    y[1] -= x[1] * w;
+    y[2] -= x[2] * w;
+    y[3] -= x[3] * w;
+    y[4] -= x[4] * w;
+    y[5] -= x[5] * w;
+}
+
+/// s −= a bᵀ (6×6, column-major: `x[col][row]`): column c of s loses Σ_t a_t·b_ct.
+/// Two columns at a time, so each column of a is loaded once per pair.
 #[inline(always)]
 fn sub_mul_transpose<T: Real>(s: &mut Cols<T>, a: &Cols<T>, b: &Cols<T>) {
-    for (col, s_col) in s.iter_mut().enumerate() {
+    for pair in 0..B / 2 {
+        let (c0, c1) = (2 * pair, 2 * pair + 1);
+        let (mut y0, mut y1) = (s[c0], s[c1]);
         for t in 0..B {
-            let w = b[t][col];
-            for r in 0..B {
-                s_col[r] -= a[t][r] * w;
-            }
+            sub_scaled(&mut y0, &a[t], b[t][c0]);
+            sub_scaled(&mut y1, &a[t], b[t][c1]);
         }
+        s[c0] = y0;
+        s[c1] = y1;
     }
 }
 
-/// Lower triangle (row ≥ col) of s −= a aᵀ.
+/// Rows `START..6` of column `col` of s −= a aᵀ.
+#[inline(always)]
+fn sub_outer_column<T: Real, const START: usize>(s_col: &mut [T; B], a: &Cols<T>, col: usize) {
+    let mut y = *s_col;
+    for a_t in a {
+        let w = a_t[col];
+        for r in START..B {
+            y[r] -= a_t[r] * w;
+        }
+    }
+    *s_col = y;
+}
+
+/// s −= a aᵀ on the lower triangle (row ≥ col), computed in row pairs aligned to even
+/// rows (so column 1 also updates row 0, column 3 row 2, column 5 row 4: entries above
+/// the diagonal, which the Cholesky of the diagonal block ignores and clears).
 #[inline(always)]
 fn sub_mul_self_transpose_lower<T: Real>(s: &mut Cols<T>, a: &Cols<T>) {
-    for (col, s_col) in s.iter_mut().enumerate() {
-        for t in 0..B {
-            let w = a[t][col];
-            for r in col..B {
-                s_col[r] -= a[t][r] * w;
-            }
-        }
-    }
+    let [c0, c1, c2, c3, c4, c5] = s;
+    sub_outer_column::<T, 0>(c0, a, 0);
+    sub_outer_column::<T, 0>(c1, a, 1);
+    sub_outer_column::<T, 2>(c2, a, 2);
+    sub_outer_column::<T, 2>(c3, a, 3);
+    sub_outer_column::<T, 4>(c4, a, 4);
+    sub_outer_column::<T, 4>(c5, a, 5);
 }
 
-/// s ← s l⁻ᵀ for lower-triangular l with reciprocal diagonal `inv`: column c of X with
-/// X lᵀ = S is (S_c − Σ_{t<c} X_t l_ct)·inv_c.
+/// Column `COL` of X with X lᵀ = S (l lower triangular, reciprocal diagonal `inv`):
+/// X_c = (S_c − Σ_{t<c} X_t l_ct)·inv_c, with the columns t < c of s already X.
+#[inline(always)]
+fn solve_right_column<T: Real, const COL: usize>(s: &mut Cols<T>, l: &Cols<T>, inv: &[T; B]) {
+    let mut x = s[COL];
+    for t in 0..COL {
+        sub_scaled(&mut x, &s[t], l[t][COL]);
+    }
+    for v in x.iter_mut() {
+        *v *= inv[COL];
+    }
+    s[COL] = x;
+}
+
+/// s ← s l⁻ᵀ for lower-triangular l with reciprocal diagonal `inv` (column by column,
+/// each with constant loop bounds).
 #[inline(always)]
 fn solve_right_lower_transpose<T: Real>(s: &mut Cols<T>, l: &Cols<T>, inv: &[T; B]) {
-    for col in 0..B {
-        let mut x = s[col];
-        for t in 0..col {
-            let w = l[t][col];
-            let xt = s[t];
-            for r in 0..B {
-                x[r] -= xt[r] * w;
-            }
+    solve_right_column::<T, 0>(s, l, inv);
+    solve_right_column::<T, 1>(s, l, inv);
+    solve_right_column::<T, 2>(s, l, inv);
+    solve_right_column::<T, 3>(s, l, inv);
+    solve_right_column::<T, 4>(s, l, inv);
+    solve_right_column::<T, 5>(s, l, inv);
+}
+
+/// Column `COL` of the Cholesky factor of the 6×6 block s, left-looking: with the
+/// columns t < COL already factored, y = s_COL − Σ_t L_COL,t·L_t on rows ≥ COL, the
+/// pivot is y_COL, and the column is y/√y_COL; rows above the diagonal are cleared.
+/// Returns 1/√pivot.
+#[inline(always)]
+fn cholesky_column<T: Real, const COL: usize>(
+    s: &mut Cols<T>,
+    diagonal: &[T; B],
+    tiny: T,
+    block_row: usize,
+) -> Result<T, BandedError> {
+    let mut y = s[COL];
+    for t in 0..COL {
+        let w = s[t][COL];
+        for r in COL..B {
+            y[r] -= s[t][r] * w;
         }
-        for v in x.iter_mut() {
-            *v *= inv[col];
-        }
-        s[col] = x;
     }
+    let d = y[COL];
+    if !d.is_finite() {
+        return Err(BandedError::NonFinitePivot {
+            block_row,
+            pivot: COL,
+        });
+    }
+    if d <= tiny * diagonal[COL].abs() {
+        return Err(BandedError::NotPositiveDefinite {
+            block_row,
+            pivot: COL,
+            value: d.to_f64(),
+            diagonal: diagonal[COL].to_f64(),
+        });
+    }
+    let l = d.sqrt();
+    let inv = T::one() / l;
+    for v in &mut y[..COL] {
+        *v = T::zero();
+    }
+    y[COL] = l;
+    for v in &mut y[COL + 1..] {
+        *v *= inv;
+    }
+    s[COL] = y;
+    Ok(inv)
 }
 
 /// In-place Cholesky of the lower triangle of the 6×6 block s (upper triangle set to
@@ -753,40 +836,55 @@ fn cholesky_6<T: Real>(
     tiny: T,
     block_row: usize,
 ) -> Result<[T; B], BandedError> {
-    let mut inv = [T::zero(); B];
-    for col in 0..B {
-        let mut d = s[col][col];
-        for t in 0..col {
-            d -= s[t][col] * s[t][col];
-        }
-        if !d.is_finite() {
-            return Err(BandedError::NonFinitePivot {
-                block_row,
-                pivot: col,
-            });
-        }
-        if d <= tiny * diagonal[col].abs() {
-            return Err(BandedError::NotPositiveDefinite {
-                block_row,
-                pivot: col,
-                value: d.to_f64(),
-                diagonal: diagonal[col].to_f64(),
-            });
-        }
-        let l = d.sqrt();
-        let r = T::one() / l;
-        inv[col] = r;
-        for row in 0..col {
-            s[col][row] = T::zero();
-        }
-        s[col][col] = l;
-        for row in col + 1..B {
-            let mut v = s[col][row];
-            for t in 0..col {
-                v -= s[t][row] * s[t][col];
-            }
-            s[col][row] = v * r;
-        }
+    Ok([
+        cholesky_column::<T, 0>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 1>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 2>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 3>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 4>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 5>(s, diagonal, tiny, block_row)?,
+    ])
+}
+
+/// Column `COL` of the forward solve L y = t with L lower triangular (reciprocal
+/// diagonal `inv`): y_COL = t_COL·inv_COL, then rows below lose L_r,COL·y_COL.
+#[inline(always)]
+fn forward_column<T: Real, const COL: usize>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    let y = t[COL] * inv[COL];
+    t[COL] = y;
+    for r in COL + 1..B {
+        t[r] -= l[COL][r] * y;
     }
-    Ok(inv)
+}
+
+/// t ← L⁻¹ t for a lower-triangular 6×6 block.
+#[inline(always)]
+fn forward_6<T: Real>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    forward_column::<T, 0>(t, l, inv);
+    forward_column::<T, 1>(t, l, inv);
+    forward_column::<T, 2>(t, l, inv);
+    forward_column::<T, 3>(t, l, inv);
+    forward_column::<T, 4>(t, l, inv);
+    forward_column::<T, 5>(t, l, inv);
+}
+
+/// Row `COL` of the back solve Lᵀ x = t: x_COL = (t_COL − Σ_{r>COL} L_r,COL·x_r)·inv_COL.
+#[inline(always)]
+fn back_column<T: Real, const COL: usize>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    let mut v = t[COL];
+    for r in COL + 1..B {
+        v -= l[COL][r] * t[r];
+    }
+    t[COL] = v * inv[COL];
+}
+
+/// t ← L⁻ᵀ t for a lower-triangular 6×6 block.
+#[inline(always)]
+fn back_6<T: Real>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    back_column::<T, 5>(t, l, inv);
+    back_column::<T, 4>(t, l, inv);
+    back_column::<T, 3>(t, l, inv);
+    back_column::<T, 2>(t, l, inv);
+    back_column::<T, 1>(t, l, inv);
+    back_column::<T, 0>(t, l, inv);
 }
