@@ -13,7 +13,8 @@
 //! * [`joint`]: vector joint constraints (fixed, revolute, spherical, prismatic), joint
 //!   limits, drives to targets (81) and velocity motors.
 //! * [`rod`]: Cosserat rod finite elements: interpolation, strains and Gauss-point
-//!   constraints with their gradients.
+//!   constraints with their gradients, and the block-banded Cholesky solver of a rod's
+//!   λ-system (Section 8.2).
 //! * [`scenes`]: the paper's experiments as builders.
 //! * [`scene`]: the TOML scene format and the generic builder from a scene to a world.
 //! * [`sim`]: a built scene behind one object-safe trait, for any scalar and representation.

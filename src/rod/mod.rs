@@ -1,5 +1,9 @@
 //! Cosserat rods discretized by finite elements (paper Section 6.3, Appendix G).
 //!
+//! * [`banded`]: the direct solver for the λ-system of a rod, Section 8.2: a symmetric
+//!   positive definite block-banded matrix of 6×6 blocks (one block row per Gauss-point
+//!   constraint (108)), its in-place block Cholesky factorisation and triangular solves
+//!   in O(n) time for a fixed bandwidth ([`banded::rod_block_bandwidth`]).
 //! * [`basis`]: Lagrange shape functions of order 1–3 on ξ ∈ [0, 1] (95)–(97).
 //! * [`gauss`]: Gauss–Legendre rules with 1–4 points on [0, 1] (107), reduced or full
 //!   integration (6.3.5).
@@ -9,6 +13,7 @@
 //! * [`element`]: the element's on-manifold interpolation (98)–(100), strains
 //!   (101)–(104) and Gauss-point constraints (108) with their gradients.
 
+pub mod banded;
 pub mod basis;
 pub mod element;
 pub mod error;

@@ -1,0 +1,896 @@
+//! A symmetric positive definite block-banded matrix of 6×6 blocks, its in-place block
+//! Cholesky factorisation A = L Lᵀ, and the forward and back substitutions that solve
+//! A x = b with it (paper Section 8.2).
+//!
+//! # The system
+//! A rod's elastic constraints are one 6-row constraint (108) per Gauss point: three
+//! shear/stretch rows v − e₃ and three bending/torsion rows u − u*. Solving them
+//! together is the Newton step (124) over all Gauss points of the rod,
+//!
+//! ```text
+//! A Δλ = −C − α̃λ,    A = ∇C 𝓜⁻¹ ∇Cᵀ + α̃      (6n × 6n, n = number of Gauss points)
+//! ```
+//!
+//! with α̃ = α/h² from (109) and 𝓜 the lumped (block-diagonal per node) inertia of
+//! Section 6.3.6. Block (g, g') of A is ∇C_g 𝓜⁻¹ ∇C_g'ᵀ, a sum over the nodes both
+//! Gauss points depend on, so it is zero unless constraints g and g' share a node. A is
+//! symmetric, and positive definite when α̃ > 0 or ∇C has full row rank.
+//!
+//! # Block bandwidth of a rod
+//! Number the Gauss points element by element, in order along the rod: point r of
+//! element e (r = 0 … q − 1, q points per element) is block row g = e·q + r. An element
+//! of polynomial order k has k + 1 nodes, numbered e·k … e·k + k, and consecutive
+//! elements share one end node (Section 6.3.1). Every Gauss point of element e depends
+//! on all k + 1 nodes of e (the basis functions (96)–(97) are non-zero inside the
+//! element), so points of elements e and e' share a node exactly when |e − e'| ≤ 1
+//! (element e + 2 starts at node e·k + 2k > e·k + k). The largest |g − g'| over coupled
+//! pairs is between the first point of e and the last point of e + 1:
+//!
+//! ```text
+//! p = (e + 1)·q + (q − 1) − e·q = 2q − 1
+//! ```
+//!
+//! whatever the order k: the bandwidth counts Gauss points, not nodes, which is the
+//! paper's "2m − 1 with m Gauss points per element" ([`rod_block_bandwidth`]). With
+//! "uniformly reduced" integration (Section 6.3.5, q = k) and with full integration
+//! (q = k + 1, exact for the degree-2k products of basis functions):
+//!
+//! | element | reduced: q | p | full: q | p |
+//! |---|---|---|---|---|
+//! | linear (k = 1) | 1 | 1 (block-tridiagonal) | 2 | 3 |
+//! | quadratic (k = 2) | 2 | 3 | 3 | 5 |
+//! | cubic (k = 3) | 3 | 5 | 4 | 7 |
+//!
+//! A 6-row constraint fixing the base node, placed before the first Gauss point,
+//! couples only with the q points of the first element (bandwidth q ≤ 2q − 1), and
+//! likewise a tip constraint placed after the last one, so neither widens the band.
+//! Within the band, row g = e·q + r has structural non-zeros back to column (e − 1)·q,
+//! i.e. q + r blocks; this type stores the full band of width p for every row.
+//!
+//! # Algorithm and cost
+//! Storage is the lower band only: for each block row i the p + 1 blocks
+//! (i, i − p) … (i, i), as fixed-size `SMatrix<T, 6, 6>` in one flat `Vec` (blocks left
+//! of column 0 in the first rows are unused zeros). [`BlockBandedMatrix::factor`]
+//! overwrites it with the Cholesky factor L (same band: Cholesky creates no fill
+//! outside the band), row by row (left-looking):
+//!
+//! ```text
+//! for i = 0 … n−1, for j = max(0, i−p) … i:
+//!     S = A_ij − Σ_{k = max(0, i−p)}^{j−1} L_ik L_jkᵀ
+//!     j < i:  L_ij = S L_jj⁻ᵀ                 (triangular solve on the right)
+//!     j = i:  L_ii = chol(S)                  (unrolled 6×6 Cholesky, lower triangle)
+//! ```
+//!
+//! which is p(p + 1)/2 block products (6³ multiply-adds each; two thirds of that for
+//! the p diagonal updates, which skip the row pairs above the diagonal), p block
+//! triangular solves and one 6×6 Cholesky per block row:
+//! O(n·p²·6³) flops. The reciprocals of the diagonals of the L_ii are kept, so the
+//! factorisation and the solves divide only in those 6n reciprocals. The solve
+//! ([`BlockBandedMatrix::solve_in_place`]) is L y = b then Lᵀ x = y, 2·p block
+//! matrix–vector products and two 6×6 triangular solves per block row: O(n·p·36).
+//!
+//! Neither allocates: the band and the 6n reciprocals are allocated by
+//! [`BlockBandedMatrix::new`] (or grown by [`BlockBandedMatrix::reshape`]) and reused
+//! after [`BlockBandedMatrix::reset`].
+//!
+//! # Example
+//! A block-tridiagonal system (p = 1) of three block rows:
+//!
+//! ```
+//! use lie_xpbd::nalgebra::{SMatrix, SVector};
+//! use lie_xpbd::rod::banded::{BandedError, BlockBandedMatrix};
+//!
+//! let mut a = BlockBandedMatrix::<f64>::new(3, 1)?;
+//! let coupling = SMatrix::<f64, 6, 6>::from_element(-0.1);
+//! for i in 0..3 {
+//!     a.add_diagonal(i, &SVector::<f64, 6>::repeat(4.0))?;
+//!     if i > 0 {
+//!         a.add_block(i, i - 1, &coupling)?; // lower part only: (i, i − 1)
+//!     }
+//! }
+//! let assembled = a.clone(); // factor() overwrites A with L
+//! let b: Vec<f64> = (0..18).map(|k| k as f64).collect();
+//! let mut x = b.clone();
+//! a.factor()?;
+//! a.solve_in_place(&mut x)?; // x = A⁻¹ b
+//! let mut ax = vec![0.0; 18];
+//! assembled.mul_vec(&x, &mut ax)?;
+//! assert!(ax.iter().zip(&b).all(|(u, v)| (u - v).abs() < 1e-12));
+//! // The storage now holds L: assembling needs reset() first.
+//! assert!(matches!(a.add_block(1, 0, &coupling), Err(BandedError::NotAssembling { .. })));
+//! # Ok::<(), BandedError>(())
+//! ```
+
+use crate::lie::real::c;
+use crate::lie::Real;
+use nalgebra::{DVector, SMatrix, SVector};
+use thiserror::Error;
+
+/// Rows (and columns) of one block: the 6 rows of a rod's Gauss-point constraint (108),
+/// 3 shear/stretch and 3 bending/torsion.
+pub const BLOCK_SIZE: usize = 6;
+
+const B: usize = BLOCK_SIZE;
+
+/// One 6×6 block of a [`BlockBandedMatrix`].
+pub type Block<T> = SMatrix<T, BLOCK_SIZE, BLOCK_SIZE>;
+
+/// Columns of a block, as nalgebra stores them (column-major, `data.0[column][row]`).
+type Cols<T> = [[T; B]; B];
+
+/// The block bandwidth p (number of non-zero block sub-diagonals) of a rod's λ-system
+/// `∇C 𝓜⁻¹ ∇Cᵀ + α̃` with `gauss_points_per_element` = q Gauss-point constraints (108)
+/// per element, numbered element by element along the rod: p = 2q − 1, for elements of
+/// any polynomial order (module docs: linear, quadratic and cubic elements with reduced
+/// and full integration). q = 0 (no constraints) gives 0. Constraints fixing the base
+/// or tip node, placed first or last, fit in this band.
+///
+/// ```
+/// use lie_xpbd::rod::banded::rod_block_bandwidth;
+/// assert_eq!(rod_block_bandwidth(1), 1); // linear elements, one Gauss point
+/// assert_eq!(rod_block_bandwidth(3), 5); // cubic elements, reduced integration
+/// ```
+pub const fn rod_block_bandwidth(gauss_points_per_element: usize) -> usize {
+    (2 * gauss_points_per_element).saturating_sub(1)
+}
+
+/// What was wrong with a call on a [`BlockBandedMatrix`]. Indices are block indices
+/// (0-based) unless named `entry` or `index`.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum BandedError {
+    /// A block index at or past the number of block rows.
+    #[error("block ({row}, {col}) is outside the matrix of {blocks}×{blocks} blocks")]
+    OutOfRange {
+        /// Block row asked for.
+        row: usize,
+        /// Block column asked for.
+        col: usize,
+        /// Number of block rows (and columns) of the matrix.
+        blocks: usize,
+    },
+    /// A block below the diagonal farther from it than the block bandwidth.
+    #[error(
+        "block ({row}, {col}) is outside the band: row − col = {} exceeds the block bandwidth {bandwidth}",
+        row - col
+    )]
+    OutOfBand {
+        /// Block row asked for.
+        row: usize,
+        /// Block column asked for.
+        col: usize,
+        /// The matrix's block bandwidth p.
+        bandwidth: usize,
+    },
+    /// A block above the diagonal: only the lower band is stored, so block (i, j) with
+    /// j > i is given as its transpose at (j, i).
+    #[error("block ({row}, {col}) is above the diagonal; only the lower band is stored: add its transpose at ({col}, {row})")]
+    UpperBlock {
+        /// Block row asked for.
+        row: usize,
+        /// Block column asked for.
+        col: usize,
+    },
+    /// An entry added to block (row, col) is NaN or infinite, or would make the stored
+    /// entry so (overflow). The matrix is left unchanged.
+    #[error("block ({row}, {col}) entry ({}, {}) would be non-finite (NaN or infinity)", entry.0, entry.1)]
+    NonFiniteBlock {
+        /// Block row.
+        row: usize,
+        /// Block column.
+        col: usize,
+        /// (row, column) of the first bad entry inside the 6×6 block.
+        entry: (usize, usize),
+    },
+    /// A vector passed in (or a solution computed) has a NaN or infinite entry.
+    #[error("{what} has a non-finite entry (NaN or infinity) at index {index} (block row {}, entry {})", index / BLOCK_SIZE, index % BLOCK_SIZE)]
+    NonFiniteVector {
+        /// Which vector ("right-hand side", "solution", "x").
+        what: &'static str,
+        /// Index of the first bad entry.
+        index: usize,
+    },
+    /// A vector of the wrong length: it must have 6 entries per block row.
+    #[error("{what} has {found} entries, but the matrix has {expected} rows")]
+    LengthMismatch {
+        /// Which vector.
+        what: &'static str,
+        /// 6 × number of block rows.
+        expected: usize,
+        /// Length given.
+        found: usize,
+    },
+    /// The matrix is not (numerically) positive definite: the Cholesky pivot of scalar
+    /// row `pivot` of block row `block_row`, after eliminating all earlier rows, is not
+    /// larger than 64ε times the original diagonal entry (ε the machine epsilon of the
+    /// scalar), i.e. zero, negative, or indistinguishable from zero in rounding.
+    /// The storage then holds a partial factor: [`BlockBandedMatrix::reset`] it.
+    #[error("matrix is not positive definite: pivot {pivot} of block row {block_row} (row {}) is {value:e} after elimination, against a diagonal entry of {diagonal:e}", block_row * BLOCK_SIZE + pivot)]
+    NotPositiveDefinite {
+        /// Block row of the failing pivot.
+        block_row: usize,
+        /// Row (0–5) inside the block.
+        pivot: usize,
+        /// The pivot found.
+        value: f64,
+        /// The diagonal entry of A at that row.
+        diagonal: f64,
+    },
+    /// A Cholesky pivot overflowed to a non-finite value (entries near the largest
+    /// representable number). The storage then holds a partial factor.
+    #[error(
+        "Cholesky factorisation overflowed: pivot {pivot} of block row {block_row} is not finite"
+    )]
+    NonFinitePivot {
+        /// Block row of the failing pivot.
+        block_row: usize,
+        /// Row (0–5) inside the block.
+        pivot: usize,
+    },
+    /// An operation on the assembled matrix (adding blocks, multiplying, factoring)
+    /// after [`BlockBandedMatrix::factor`] has overwritten it with its factor (or tried
+    /// to). Call [`BlockBandedMatrix::reset`] and assemble again.
+    #[error("{operation}: the storage holds a Cholesky factor (or a failed one), not an assembled matrix; reset() and assemble first")]
+    NotAssembling {
+        /// The operation attempted.
+        operation: &'static str,
+    },
+    /// A solve before a successful [`BlockBandedMatrix::factor`].
+    #[error("{operation}: the matrix is not factored; call factor() first")]
+    NotFactored {
+        /// The operation attempted.
+        operation: &'static str,
+    },
+    /// The storage for the requested shape does not fit in memory addresses.
+    #[error("{blocks} block rows with block bandwidth {bandwidth} overflow the address space")]
+    TooLarge {
+        /// Block rows requested.
+        blocks: usize,
+        /// Block bandwidth requested.
+        bandwidth: usize,
+    },
+}
+
+/// What the band storage currently holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// The matrix A being assembled.
+    Assembling,
+    /// Its Cholesky factor L.
+    Factored,
+    /// A partial factor left by a failed [`BlockBandedMatrix::factor`].
+    Failed,
+}
+
+/// A symmetric positive definite matrix of n × n blocks of 6×6 with block bandwidth p
+/// (blocks (i, j) with |i − j| > p are zero), stored as its lower band, and factored in
+/// place into its Cholesky factor L (A = L Lᵀ) to solve A x = b (module docs: layout,
+/// algorithm, costs; paper Section 8.2).
+///
+/// Life cycle: [`new`](Self::new) → assemble with [`add_block`](Self::add_block),
+/// [`add_diagonal`](Self::add_diagonal), [`set_diagonal`](Self::set_diagonal) →
+/// [`factor`](Self::factor) → any number of [`solve_in_place`](Self::solve_in_place) →
+/// [`reset`](Self::reset) (or [`reshape`](Self::reshape)) → assemble again. After
+/// construction nothing allocates except a `reshape` to more storage than ever held.
+///
+/// Units are those of the system (for a rod's λ-system, A is in the units of C per unit
+/// of λ); the type does not interpret them.
+#[derive(Debug, Clone)]
+pub struct BlockBandedMatrix<T: Real> {
+    /// Number of block rows n.
+    blocks: usize,
+    /// Block bandwidth p (≤ n − 1).
+    bandwidth: usize,
+    /// Block (i, j), i − p ≤ j ≤ i, at `i·(p + 1) + (p − (i − j))`.
+    band: Vec<Block<T>>,
+    /// Reciprocals of the diagonal entries of L_ii (valid when factored).
+    inv_diag: Vec<[T; B]>,
+    state: State,
+}
+
+impl<T: Real> BlockBandedMatrix<T> {
+    /// A zero matrix of `blocks` × `blocks` blocks of 6×6 (6·`blocks` rows) with block
+    /// bandwidth `bandwidth` (number of non-zero block sub-diagonals; 0 is
+    /// block-diagonal, 1 block-tridiagonal; [`rod_block_bandwidth`] for a rod). A
+    /// bandwidth above `blocks − 1` is stored as `blocks − 1` (the band is then the
+    /// whole lower triangle). Allocates (p + 1)·n blocks and 6n scalars, once.
+    ///
+    /// # Errors
+    /// [`BandedError::TooLarge`] if the storage size overflows `usize`.
+    pub fn new(blocks: usize, bandwidth: usize) -> Result<Self, BandedError> {
+        let mut m = Self {
+            blocks: 0,
+            bandwidth: 0,
+            band: Vec::new(),
+            inv_diag: Vec::new(),
+            state: State::Assembling,
+        };
+        m.reshape(blocks, bandwidth)?;
+        Ok(m)
+    }
+
+    /// Changes the shape to `blocks` block rows and block bandwidth `bandwidth` (clamped
+    /// as in [`new`](Self::new)) and clears to zero, ready to assemble. Reuses the
+    /// storage; allocates only if the new band is larger than any held before.
+    ///
+    /// # Errors
+    /// [`BandedError::TooLarge`] if the storage size overflows `usize`; the matrix is
+    /// then unchanged.
+    pub fn reshape(&mut self, blocks: usize, bandwidth: usize) -> Result<(), BandedError> {
+        let p = bandwidth.min(blocks.saturating_sub(1));
+        let len = blocks
+            .checked_mul(p + 1)
+            .filter(|len| len.checked_mul(std::mem::size_of::<Block<T>>()).is_some())
+            .ok_or(BandedError::TooLarge { blocks, bandwidth })?;
+        self.blocks = blocks;
+        self.bandwidth = p;
+        self.band.clear();
+        self.band.resize(len, Block::zeros());
+        self.inv_diag.clear();
+        self.inv_diag.resize(blocks, [T::zero(); B]);
+        self.state = State::Assembling;
+        Ok(())
+    }
+
+    /// Sets every block to zero, ready to assemble a new matrix of the same shape (also
+    /// after a factorisation, successful or failed). No allocation.
+    pub fn reset(&mut self) {
+        self.band.fill(Block::zeros());
+        self.state = State::Assembling;
+    }
+
+    /// Number of block rows (and block columns) n.
+    pub fn blocks(&self) -> usize {
+        self.blocks
+    }
+
+    /// Number of scalar rows (and columns), 6n.
+    pub fn dim(&self) -> usize {
+        self.blocks * B
+    }
+
+    /// Block bandwidth p: blocks (i, j) with |i − j| > p are zero.
+    pub fn bandwidth(&self) -> usize {
+        self.bandwidth
+    }
+
+    /// Whether the storage holds the Cholesky factor L (after a successful
+    /// [`factor`](Self::factor)), so that [`solve_in_place`](Self::solve_in_place) works.
+    pub fn is_factored(&self) -> bool {
+        self.state == State::Factored
+    }
+
+    /// Flat index of block (row, col), or why there is none.
+    fn index(&self, row: usize, col: usize) -> Result<usize, BandedError> {
+        if row >= self.blocks || col >= self.blocks {
+            return Err(BandedError::OutOfRange {
+                row,
+                col,
+                blocks: self.blocks,
+            });
+        }
+        if col > row {
+            return Err(BandedError::UpperBlock { row, col });
+        }
+        if row - col > self.bandwidth {
+            return Err(BandedError::OutOfBand {
+                row,
+                col,
+                bandwidth: self.bandwidth,
+            });
+        }
+        Ok(self.slot(row, col))
+    }
+
+    /// Flat index of an in-band block (no checks).
+    #[inline(always)]
+    fn slot(&self, row: usize, col: usize) -> usize {
+        row * (self.bandwidth + 1) + self.bandwidth + col - row
+    }
+
+    fn require_assembling(&self, operation: &'static str) -> Result<(), BandedError> {
+        if self.state == State::Assembling {
+            Ok(())
+        } else {
+            Err(BandedError::NotAssembling { operation })
+        }
+    }
+
+    /// The stored block (row, col), row − p ≤ col ≤ row: while assembling, the sum of
+    /// what was added (a diagonal block as added; only its lower triangle is used);
+    /// after [`factor`](Self::factor), the block L_row,col of the Cholesky factor (a
+    /// diagonal block is then lower triangular).
+    ///
+    /// # Errors
+    /// [`BandedError::OutOfRange`], [`BandedError::UpperBlock`],
+    /// [`BandedError::OutOfBand`] for a block that is not stored.
+    pub fn block(&self, row: usize, col: usize) -> Result<&Block<T>, BandedError> {
+        Ok(&self.band[self.index(row, col)?])
+    }
+
+    /// Adds `value` to block (row, col) of A, for col ≤ row ≤ col + p. A block above the
+    /// diagonal is not stored: add the transpose of A_ij (j > i) at (j, i). For a
+    /// diagonal block (row = col) only the lower triangle is used (A is symmetric): the
+    /// whole block is added, and entries above its diagonal are ignored by
+    /// [`factor`](Self::factor) and [`mul_vec`](Self::mul_vec).
+    ///
+    /// # Errors
+    /// [`BandedError::OutOfRange`], [`BandedError::UpperBlock`],
+    /// [`BandedError::OutOfBand`] for a block that is not stored;
+    /// [`BandedError::NonFiniteBlock`] if an entry of `value`, or of the sum, is not
+    /// finite; [`BandedError::NotAssembling`] after [`factor`](Self::factor). On error the
+    /// matrix is unchanged.
+    pub fn add_block(
+        &mut self,
+        row: usize,
+        col: usize,
+        value: &Block<T>,
+    ) -> Result<(), BandedError> {
+        self.require_assembling("add_block")?;
+        let k = self.index(row, col)?;
+        let sum = self.band[k] + value;
+        if let Some(entry) = first_non_finite(&sum) {
+            return Err(BandedError::NonFiniteBlock { row, col, entry });
+        }
+        self.band[k] = sum;
+        Ok(())
+    }
+
+    /// Adds `diagonal` to the 6 diagonal entries of block (row, row), e.g. the
+    /// compliances α̃ = α/h² of a Gauss point's constraint rows.
+    ///
+    /// # Errors
+    /// [`BandedError::OutOfRange`] for row ≥ n; [`BandedError::NonFiniteBlock`] if an
+    /// entry, or a sum, is not finite; [`BandedError::NotAssembling`] after
+    /// [`factor`](Self::factor). On error the matrix is unchanged.
+    pub fn add_diagonal(
+        &mut self,
+        row: usize,
+        diagonal: &SVector<T, B>,
+    ) -> Result<(), BandedError> {
+        self.update_diagonal(row, diagonal, true, "add_diagonal")
+    }
+
+    /// Sets the 6 diagonal entries of block (row, row) to `diagonal` (the rest of the
+    /// block is kept).
+    ///
+    /// # Errors
+    /// As [`add_diagonal`](Self::add_diagonal).
+    pub fn set_diagonal(
+        &mut self,
+        row: usize,
+        diagonal: &SVector<T, B>,
+    ) -> Result<(), BandedError> {
+        self.update_diagonal(row, diagonal, false, "set_diagonal")
+    }
+
+    fn update_diagonal(
+        &mut self,
+        row: usize,
+        diagonal: &SVector<T, B>,
+        add: bool,
+        operation: &'static str,
+    ) -> Result<(), BandedError> {
+        self.require_assembling(operation)?;
+        let k = self.index(row, row)?;
+        let mut values = [T::zero(); B];
+        for (r, v) in values.iter_mut().enumerate() {
+            *v = if add {
+                self.band[k][(r, r)] + diagonal[r]
+            } else {
+                diagonal[r]
+            };
+            if !v.is_finite() {
+                return Err(BandedError::NonFiniteBlock {
+                    row,
+                    col: row,
+                    entry: (r, r),
+                });
+            }
+        }
+        for (r, v) in values.into_iter().enumerate() {
+            self.band[k][(r, r)] = v;
+        }
+        Ok(())
+    }
+
+    /// y = A x for the assembled (symmetric) matrix, reading the lower band and
+    /// mirroring it (for residuals ‖A x − b‖ and tests). No allocation.
+    ///
+    /// # Errors
+    /// [`BandedError::LengthMismatch`] unless both have 6n entries;
+    /// [`BandedError::NotAssembling`] after [`factor`](Self::factor) (the storage then
+    /// holds L: keep a clone of the assembled matrix to multiply).
+    pub fn mul_vec(&self, x: &[T], y: &mut [T]) -> Result<(), BandedError> {
+        self.require_assembling("mul_vec")?;
+        self.check_len("x", x.len())?;
+        self.check_len("y", y.len())?;
+        let (n, p) = (self.blocks, self.bandwidth);
+        y.fill(T::zero());
+        for i in 0..n {
+            let xi = seg(x, i);
+            let mut yi = seg(y, i);
+            for j in i.saturating_sub(p)..i {
+                let a = &self.band[self.slot(i, j)].data.0;
+                let xj = seg(x, j);
+                let mut yj = seg(y, j);
+                for col in 0..B {
+                    let mut acc = T::zero();
+                    for r in 0..B {
+                        yi[r] += a[col][r] * xj[col];
+                        acc += a[col][r] * xi[r];
+                    }
+                    yj[col] += acc;
+                }
+                put(y, j, &yj);
+            }
+            let a = &self.band[self.slot(i, i)].data.0;
+            for col in 0..B {
+                for r in 0..B {
+                    // Lower triangle, mirrored.
+                    let v = if r >= col { a[col][r] } else { a[r][col] };
+                    yi[r] += v * xi[col];
+                }
+            }
+            put(y, i, &yi);
+        }
+        Ok(())
+    }
+
+    fn check_len(&self, what: &'static str, found: usize) -> Result<(), BandedError> {
+        if found == self.dim() {
+            Ok(())
+        } else {
+            Err(BandedError::LengthMismatch {
+                what,
+                expected: self.dim(),
+                found,
+            })
+        }
+    }
+
+    /// Overwrites the assembled A with its Cholesky factor L (A = L Lᵀ, L lower
+    /// triangular with positive diagonal, in the same band), in O(n·p²·6³) flops and
+    /// without allocation (module docs: algorithm).
+    ///
+    /// # Errors
+    /// [`BandedError::NotPositiveDefinite`] naming the block row and the row inside it
+    /// whose pivot is not positive (relative to 64ε of its diagonal entry);
+    /// [`BandedError::NonFinitePivot`] on overflow; the storage then holds a partial
+    /// factor and must be [`reset`](Self::reset). [`BandedError::NotAssembling`] if
+    /// already factored.
+    pub fn factor(&mut self) -> Result<(), BandedError> {
+        self.require_assembling("factor")?;
+        self.state = State::Failed;
+        let (n, p) = (self.blocks, self.bandwidth);
+        let w = p + 1;
+        let tiny = c::<T>(64.0) * T::default_epsilon();
+        for i in 0..n {
+            let lo = i.saturating_sub(p);
+            // Rows before i (read) and row i (written): block (i, j) is cur[j + p − i],
+            // block (j, k) of an earlier row j is prev[j·w + k + p − j].
+            let (prev, rest) = self.band.split_at_mut(i * w);
+            let cur = &mut rest[..w];
+            for j in lo..i {
+                let (left, at) = cur.split_at_mut(j + p - i);
+                let s = &mut at[0].data.0;
+                let row_j = &prev[j * w..(j + 1) * w];
+                for k in lo..j {
+                    sub_mul_transpose(s, &left[k + p - i].data.0, &row_j[k + p - j].data.0);
+                }
+                solve_right_lower_transpose(s, &row_j[p].data.0, &self.inv_diag[j]);
+            }
+            let (left, at) = cur.split_at_mut(p);
+            let s = &mut at[0].data.0;
+            let diagonal: [T; B] = std::array::from_fn(|r| s[r][r]);
+            for k in lo..i {
+                sub_mul_self_transpose_lower(s, &left[k + p - i].data.0);
+            }
+            self.inv_diag[i] = cholesky_6(s, &diagonal, tiny, i)?;
+        }
+        self.state = State::Factored;
+        Ok(())
+    }
+
+    /// Solves A x = b with the factor: `rhs` holds b on entry and x on return (L y = b,
+    /// then Lᵀ x = y), in O(n·p·36) flops and without allocation.
+    ///
+    /// # Errors
+    /// [`BandedError::NotFactored`] before a successful [`factor`](Self::factor);
+    /// [`BandedError::LengthMismatch`] unless `rhs` has 6n entries;
+    /// [`BandedError::NonFiniteVector`] for a non-finite entry of b (`rhs` unchanged) or
+    /// of x (overflow; `rhs` then holds the overflowed x).
+    pub fn solve_in_place(&self, rhs: &mut [T]) -> Result<(), BandedError> {
+        if self.state != State::Factored {
+            return Err(BandedError::NotFactored {
+                operation: "solve_in_place",
+            });
+        }
+        self.check_len("right-hand side", rhs.len())?;
+        if let Some(index) = first_non_finite_entry(rhs) {
+            return Err(BandedError::NonFiniteVector {
+                what: "right-hand side",
+                index,
+            });
+        }
+        let (n, p) = (self.blocks, self.bandwidth);
+        // Forward: L y = b.
+        for i in 0..n {
+            let mut t = seg(rhs, i);
+            for j in i.saturating_sub(p)..i {
+                let l = &self.band[self.slot(i, j)].data.0;
+                let yj = seg(rhs, j);
+                for (l_col, &y) in l.iter().zip(yj.iter()) {
+                    sub_scaled(&mut t, l_col, y);
+                }
+            }
+            forward_6(
+                &mut t,
+                &self.band[self.slot(i, i)].data.0,
+                &self.inv_diag[i],
+            );
+            put(rhs, i, &t);
+        }
+        // Back: Lᵀ x = y.
+        for i in (0..n).rev() {
+            let mut t = seg(rhs, i);
+            for k in i + 1..n.min(i + p + 1) {
+                let l = &self.band[self.slot(k, i)].data.0;
+                let xk = seg(rhs, k);
+                for col in 0..B {
+                    let mut acc = T::zero();
+                    for r in 0..B {
+                        acc += l[col][r] * xk[r];
+                    }
+                    t[col] -= acc;
+                }
+            }
+            back_6(
+                &mut t,
+                &self.band[self.slot(i, i)].data.0,
+                &self.inv_diag[i],
+            );
+            put(rhs, i, &t);
+        }
+        if let Some(index) = first_non_finite_entry(rhs) {
+            return Err(BandedError::NonFiniteVector {
+                what: "solution",
+                index,
+            });
+        }
+        Ok(())
+    }
+
+    /// [`solve_in_place`](Self::solve_in_place) on a `DVector` of 6n entries (b in, x
+    /// out). No allocation.
+    ///
+    /// # Errors
+    /// As [`solve_in_place`](Self::solve_in_place).
+    pub fn solve_vector_in_place(&self, rhs: &mut DVector<T>) -> Result<(), BandedError> {
+        self.solve_in_place(rhs.as_mut_slice())
+    }
+}
+
+/// Block row i of a vector (6 entries).
+#[inline(always)]
+fn seg<T: Copy>(v: &[T], i: usize) -> [T; B] {
+    let s = &v[B * i..B * i + B];
+    [s[0], s[1], s[2], s[3], s[4], s[5]]
+}
+
+/// Writes block row i of a vector.
+#[inline(always)]
+fn put<T: Copy>(v: &mut [T], i: usize, x: &[T; B]) {
+    v[B * i..B * i + B].copy_from_slice(x);
+}
+
+/// Index of the first non-finite entry of a vector of 6n entries. The common case (all
+/// finite) is one multiply-add per entry in 6 independent lanes: 0·x is ±0 for finite
+/// x and NaN for NaN or ±∞, and NaN stays NaN in a sum; only then is the vector scanned.
+fn first_non_finite_entry<T: Real>(v: &[T]) -> Option<usize> {
+    let mut acc = [T::zero(); B];
+    for chunk in v.chunks_exact(B) {
+        for r in 0..B {
+            acc[r] += chunk[r] * T::zero();
+        }
+    }
+    if acc.iter().all(|a| *a == T::zero()) {
+        None
+    } else {
+        v.iter().position(|x| !x.is_finite())
+    }
+}
+
+/// (row, column) of the first non-finite entry of a block, column by column.
+fn first_non_finite<T: Real>(m: &Block<T>) -> Option<(usize, usize)> {
+    let k = m.iter().position(|v| !v.is_finite())?;
+    Some((k % B, k / B))
+}
+
+/// y −= x·w on one column of 6.
+#[inline(always)]
+fn sub_scaled<T: Real>(y: &mut [T; B], x: &[T; B], w: T) {
+    y[0] -= x[0] * w;
+    y[1] -= x[1] * w;
+    y[2] -= x[2] * w;
+    y[3] -= x[3] * w;
+    y[4] -= x[4] * w;
+    y[5] -= x[5] * w;
+}
+
+/// s −= a bᵀ (6×6, column-major: `x[col][row]`): column c of s loses Σ_t a_t·b_ct.
+/// Two columns at a time, so each column of a is loaded once per pair.
+#[inline(always)]
+fn sub_mul_transpose<T: Real>(s: &mut Cols<T>, a: &Cols<T>, b: &Cols<T>) {
+    for pair in 0..B / 2 {
+        let (c0, c1) = (2 * pair, 2 * pair + 1);
+        let (mut y0, mut y1) = (s[c0], s[c1]);
+        for t in 0..B {
+            sub_scaled(&mut y0, &a[t], b[t][c0]);
+            sub_scaled(&mut y1, &a[t], b[t][c1]);
+        }
+        s[c0] = y0;
+        s[c1] = y1;
+    }
+}
+
+/// Rows `START..6` of column `col` of s −= a aᵀ.
+#[inline(always)]
+fn sub_outer_column<T: Real, const START: usize>(s_col: &mut [T; B], a: &Cols<T>, col: usize) {
+    let mut y = *s_col;
+    for a_t in a {
+        let w = a_t[col];
+        for r in START..B {
+            y[r] -= a_t[r] * w;
+        }
+    }
+    *s_col = y;
+}
+
+/// s −= a aᵀ on the lower triangle (row ≥ col), computed in row pairs aligned to even
+/// rows (so column 1 also updates row 0, column 3 row 2, column 5 row 4: entries above
+/// the diagonal, which the Cholesky of the diagonal block ignores and clears).
+#[inline(always)]
+fn sub_mul_self_transpose_lower<T: Real>(s: &mut Cols<T>, a: &Cols<T>) {
+    let [c0, c1, c2, c3, c4, c5] = s;
+    sub_outer_column::<T, 0>(c0, a, 0);
+    sub_outer_column::<T, 0>(c1, a, 1);
+    sub_outer_column::<T, 2>(c2, a, 2);
+    sub_outer_column::<T, 2>(c3, a, 3);
+    sub_outer_column::<T, 4>(c4, a, 4);
+    sub_outer_column::<T, 4>(c5, a, 5);
+}
+
+/// Column `COL` of X with X lᵀ = S (l lower triangular, reciprocal diagonal `inv`):
+/// X_c = (S_c − Σ_{t<c} X_t l_ct)·inv_c, with the columns t < c of s already X.
+#[inline(always)]
+fn solve_right_column<T: Real, const COL: usize>(s: &mut Cols<T>, l: &Cols<T>, inv: &[T; B]) {
+    let mut x = s[COL];
+    for t in 0..COL {
+        sub_scaled(&mut x, &s[t], l[t][COL]);
+    }
+    for v in x.iter_mut() {
+        *v *= inv[COL];
+    }
+    s[COL] = x;
+}
+
+/// s ← s l⁻ᵀ for lower-triangular l with reciprocal diagonal `inv` (column by column,
+/// each with constant loop bounds).
+#[inline(always)]
+fn solve_right_lower_transpose<T: Real>(s: &mut Cols<T>, l: &Cols<T>, inv: &[T; B]) {
+    solve_right_column::<T, 0>(s, l, inv);
+    solve_right_column::<T, 1>(s, l, inv);
+    solve_right_column::<T, 2>(s, l, inv);
+    solve_right_column::<T, 3>(s, l, inv);
+    solve_right_column::<T, 4>(s, l, inv);
+    solve_right_column::<T, 5>(s, l, inv);
+}
+
+/// Column `COL` of the Cholesky factor of the 6×6 block s, left-looking: with the
+/// columns t < COL already factored, y = s_COL − Σ_t L_COL,t·L_t on rows ≥ COL, the
+/// pivot is y_COL, and the column is y/√y_COL; rows above the diagonal are cleared.
+/// Returns 1/√pivot.
+#[inline(always)]
+fn cholesky_column<T: Real, const COL: usize>(
+    s: &mut Cols<T>,
+    diagonal: &[T; B],
+    tiny: T,
+    block_row: usize,
+) -> Result<T, BandedError> {
+    let mut y = s[COL];
+    for s_t in &s[..COL] {
+        let w = s_t[COL];
+        for r in COL..B {
+            y[r] -= s_t[r] * w;
+        }
+    }
+    let d = y[COL];
+    if !d.is_finite() {
+        return Err(BandedError::NonFinitePivot {
+            block_row,
+            pivot: COL,
+        });
+    }
+    if d <= tiny * diagonal[COL].abs() {
+        return Err(BandedError::NotPositiveDefinite {
+            block_row,
+            pivot: COL,
+            value: d.to_f64(),
+            diagonal: diagonal[COL].to_f64(),
+        });
+    }
+    let l = d.sqrt();
+    let inv = T::one() / l;
+    for v in &mut y[..COL] {
+        *v = T::zero();
+    }
+    y[COL] = l;
+    for v in &mut y[COL + 1..] {
+        *v *= inv;
+    }
+    s[COL] = y;
+    Ok(inv)
+}
+
+/// In-place Cholesky of the lower triangle of the 6×6 block s (upper triangle set to
+/// zero); returns the reciprocals of the diagonal of the factor. `diagonal` holds the
+/// diagonal of A at these rows, for the pivot test.
+#[inline(always)]
+fn cholesky_6<T: Real>(
+    s: &mut Cols<T>,
+    diagonal: &[T; B],
+    tiny: T,
+    block_row: usize,
+) -> Result<[T; B], BandedError> {
+    Ok([
+        cholesky_column::<T, 0>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 1>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 2>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 3>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 4>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, 5>(s, diagonal, tiny, block_row)?,
+    ])
+}
+
+/// Column `COL` of the forward solve L y = t with L lower triangular (reciprocal
+/// diagonal `inv`): y_COL = t_COL·inv_COL, then rows below lose L_r,COL·y_COL.
+#[inline(always)]
+fn forward_column<T: Real, const COL: usize>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    let y = t[COL] * inv[COL];
+    t[COL] = y;
+    for r in COL + 1..B {
+        t[r] -= l[COL][r] * y;
+    }
+}
+
+/// t ← L⁻¹ t for a lower-triangular 6×6 block.
+#[inline(always)]
+fn forward_6<T: Real>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    forward_column::<T, 0>(t, l, inv);
+    forward_column::<T, 1>(t, l, inv);
+    forward_column::<T, 2>(t, l, inv);
+    forward_column::<T, 3>(t, l, inv);
+    forward_column::<T, 4>(t, l, inv);
+    forward_column::<T, 5>(t, l, inv);
+}
+
+/// Row `COL` of the back solve Lᵀ x = t: x_COL = (t_COL − Σ_{r>COL} L_r,COL·x_r)·inv_COL.
+#[inline(always)]
+fn back_column<T: Real, const COL: usize>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    let mut v = t[COL];
+    for r in COL + 1..B {
+        v -= l[COL][r] * t[r];
+    }
+    t[COL] = v * inv[COL];
+}
+
+/// t ← L⁻ᵀ t for a lower-triangular 6×6 block.
+#[inline(always)]
+fn back_6<T: Real>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    back_column::<T, 5>(t, l, inv);
+    back_column::<T, 4>(t, l, inv);
+    back_column::<T, 3>(t, l, inv);
+    back_column::<T, 2>(t, l, inv);
+    back_column::<T, 1>(t, l, inv);
+    back_column::<T, 0>(t, l, inv);
+}
