@@ -176,6 +176,21 @@ pub trait Simulation: Send {
     fn energy(&self) -> Energy;
     /// Accumulated λ of joint `j`'s rows over the last substep (appended to `out`).
     fn lambda(&self, j: usize, out: &mut Vec<f64>);
+    /// The joints that broke so far ([`crate::xpbd::World::breaks`]), in order.
+    fn breaks(&self) -> Vec<Break>;
+}
+
+/// A joint that broke (its force or torque exceeded `break_force` / `break_torque`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Break {
+    /// Time of the break (end of the substep), s.
+    pub time_s: f64,
+    /// The joint's name in the scene (see [`JointInfo`]).
+    pub joint: String,
+    /// The force it carried, ‖λ_length‖/h², N.
+    pub force_n: f64,
+    /// The torque it carried, ‖λ_angle‖/h², N·m.
+    pub torque_nm: f64,
 }
 
 struct SceneSimulation<T: Real, G: LieGroup<T>> {
@@ -252,6 +267,23 @@ impl<T: Real, G: LieGroup<T>> Simulation for SceneSimulation<T, G> {
         if let Some(l) = self.built.world.lambda(ConstraintId(j)) {
             out.extend(l.iter().map(|x| x.to_f64()));
         }
+    }
+    fn breaks(&self) -> Vec<Break> {
+        self.built
+            .world
+            .breaks()
+            .iter()
+            .map(|b| Break {
+                time_s: b.time.to_f64(),
+                joint: self
+                    .built
+                    .joints
+                    .get(b.constraint.0)
+                    .map_or_else(|| b.name.clone(), |j| j.name.clone()),
+                force_n: b.force.to_f64(),
+                torque_nm: b.torque.to_f64(),
+            })
+            .collect()
     }
 }
 

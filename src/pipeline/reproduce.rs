@@ -116,7 +116,7 @@ pub enum ReproduceError {
         /// The scene.
         scene: String,
         /// The error.
-        source: SceneError,
+        source: Box<SceneError>,
     },
     /// A run failed.
     #[error("run {scene}/{mode}: {source}")]
@@ -126,7 +126,7 @@ pub enum ReproduceError {
         /// The mode.
         mode: String,
         /// The error.
-        source: RunError,
+        source: Box<RunError>,
     },
     /// A run's CSV could not be read back.
     #[error("reading {path}: {message}")]
@@ -144,7 +144,7 @@ pub enum ReproduceError {
 fn load(name: &str, mode: &str, seconds: f64) -> Result<Scene, ReproduceError> {
     let err = |source| ReproduceError::Scene {
         scene: name.into(),
-        source,
+        source: Box::new(source),
     };
     let mut scene = crate::scenes::builtin(name)
         .expect("shipped scene")
@@ -224,11 +224,11 @@ fn analyse(
     let early = |r: &&Vec<f64>| r[0] <= EARLY_WINDOW_S + 1e-9;
     let apart = rows
         .iter()
-        .find(|r| !(r[2] <= RESIDUAL_WARNING) || !r[1].is_finite())
+        .find(|r| r[2].is_nan() || r[2] > RESIDUAL_WARNING || !r[1].is_finite())
         .map(|r| r[0]);
     let blowup = rows
         .iter()
-        .find(|r| !(r[2] <= BLOWUP_RESIDUAL) || !r[1].is_finite())
+        .find(|r| r[2].is_nan() || r[2] > BLOWUP_RESIDUAL || !r[1].is_finite())
         .map(|r| r[0])
         .or(if summary.status == RunStatus::Diverged {
             Some(summary.simulated_time_s + summary.settings.dt)
@@ -314,7 +314,7 @@ pub fn reproduce_rigid(
                 run_scene(&scene, &run_opts, interrupt).map_err(|source| ReproduceError::Run {
                     scene: scene_name.into(),
                     mode: mode.into(),
-                    source,
+                    source: Box::new(source),
                 })?;
             let result = analyse(&run_dir, scene_name, &summary)?;
             report

@@ -142,6 +142,8 @@ pub struct RunSummary {
     pub energy_available_j: f64,
     /// (final − initial) / available energy.
     pub energy_change_fraction: Option<f64>,
+    /// The joints that broke (`break_force` / `break_torque`), in order.
+    pub breaks: Vec<crate::sim::Break>,
     /// Signs that the run is not physically meaningful; empty if none.
     pub warnings: Vec<String>,
     /// Files written, relative to the run's folder.
@@ -303,6 +305,7 @@ pub fn run_scene(
         in_step,
         &stats,
     );
+    summary.breaks = sim.breaks();
     let staged = (|| {
         out.stage_with(
             "scene.toml",
@@ -436,6 +439,7 @@ fn summarize(
         energy_final_j: stats.energy_final,
         energy_available_j: available,
         energy_change_fraction: (available > 0.0 && change.is_finite()).then(|| change / available),
+        breaks: Vec::new(),
         warnings: Vec::new(),
         files: Vec::new(),
     };
@@ -592,6 +596,19 @@ pub fn markdown(s: &RunSummary) -> String {
     m += &format!("| time per substep | {:.3} µs |\n", s.time_per_substep_us);
     m += &format!("| wall time | {:.3} s |\n", s.wall_time_s);
     m += &format!("| rows per file | {} |\n\n", s.rows);
+    if !s.breaks.is_empty() {
+        m += "## Breaks\n\n| t (s) | joint | force (N) | torque (N·m) |\n|---|---|---|---|\n";
+        for b in &s.breaks {
+            m += &format!(
+                "| {} | {} | {:.4e} | {:.4e} |\n",
+                sig(b.time_s),
+                b.joint,
+                b.force_n,
+                b.torque_nm
+            );
+        }
+        m += "\n";
+    }
     if s.warnings.is_empty() {
         m += "No warnings.\n\n";
     } else {

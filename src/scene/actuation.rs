@@ -645,3 +645,24 @@ pub(crate) fn extras<T: crate::lie::Real, G: crate::lie::LieGroup<T>>(
     }
     Ok(out)
 }
+
+/// The length rows (force) and angle rows (torque) of a joint constraint of kind `kind`
+/// ([`crate::xpbd::Constraint::kind`]) with `rows` rows, for its break limits.
+pub(crate) fn break_rows(kind: &str, rows: usize) -> ([bool; 6], [bool; 6]) {
+    let mask = |r: std::ops::Range<usize>| {
+        let mut m = [false; 6];
+        for i in r.filter(|&i| i < rows.min(6)) {
+            m[i] = true;
+        }
+        m
+    };
+    if kind.ends_with("_scalar") {
+        // Normed joints: one positional row, then one rotational row.
+        return (mask(0..1), mask(1..2));
+    }
+    match kind {
+        "prismatic" => (mask(0..2), mask(2..5)),
+        // fixed, revolute, spherical, and the drives (81): [u or Δp ; rotation].
+        _ => (mask(0..3), mask(3..6)),
+    }
+}

@@ -253,7 +253,7 @@ impl Scene {
             };
             let rows = constraint.dim();
             let kind = constraint.kind();
-            world
+            let id = world
                 .add_boxed_constraint(constraint)
                 .map_err(|e| at(p.clone(), &e))?;
             joints.push(JointInfo {
@@ -261,6 +261,7 @@ impl Scene {
                 kind,
                 rows,
             });
+            let first_extra = world.constraint_count();
             for (suffix, extra) in
                 super::actuation::extras::<T, G>(j, &sides, world.options().substep_dt())
                     .map_err(|(key, e)| at(p.key(key), &e))?
@@ -274,6 +275,27 @@ impl Scene {
                     kind,
                     rows,
                 });
+            }
+            if j.break_force.is_some() || j.break_torque.is_some() {
+                let (force_rows, torque_rows) = super::actuation::break_rows(kind, rows);
+                let inf = c::<T>(f64::INFINITY);
+                let limits = crate::xpbd::BreakLimits {
+                    max_force: j.break_force.map_or(inf, c::<T>),
+                    max_torque: j.break_torque.map_or(inf, c::<T>),
+                    force_rows,
+                    torque_rows,
+                    dependents: (first_extra..world.constraint_count())
+                        .map(crate::xpbd::ConstraintId)
+                        .collect(),
+                };
+                let key = if j.break_force.is_some() {
+                    "break_force"
+                } else {
+                    "break_torque"
+                };
+                world
+                    .set_break_limits(id, limits)
+                    .map_err(|e| at(p.key(key), &e))?;
             }
         }
         for (i, m) in file.prescribed.iter().enumerate() {

@@ -111,4 +111,6 @@ pub use body::{Body, BodyId};
 pub use check::{check_gradient, check_gradient_perturbed, GradientCheck, MAX_ROTATION_SCALE};
 pub use constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_ROWS};
 pub use error::XpbdError;
-pub use world::{ConstraintId, Residuals, SolveMode, SolverOptions, World};
+pub use world::{
+    BreakEvent, BreakLimits, ConstraintId, Residuals, SolveMode, SolverOptions, World,
+};

@@ -30,7 +30,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     pub fn solve_velocities(&mut self) {
         let h = self.options.substep_dt();
         for k in 0..self.slots.len() {
-            if !self.slots[k].damped {
+            if !(self.slots[k].damped && self.slots[k].enabled) {
                 continue;
             }
             let block = self.options.solve_mode == SolveMode::Block

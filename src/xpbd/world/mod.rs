@@ -6,10 +6,12 @@ use super::error::XpbdError;
 use crate::lie::{LieGroup, Real};
 use nalgebra::{SMatrix, SVector, Vector3};
 
+mod breaking;
 mod damping;
 mod options;
 mod residuals;
 
+pub use breaking::{BreakEvent, BreakLimits};
 pub use options::{SolveMode, SolverOptions};
 
 /// Index of a constraint in a [`World`].
@@ -42,6 +44,10 @@ struct Slot<T: Real, G: LieGroup<T>> {
     damped: bool,
     lambda_lo: SVector<T, MAX_ROWS>,
     lambda_hi: SVector<T, MAX_ROWS>,
+    // False once the constraint broke ([`World::set_break_limits`]): it is skipped by
+    // the solver, the damping pass and the residuals.
+    enabled: bool,
+    breaking: Option<Box<breaking::Breaking<T>>>,
 }
 
 /// A simulation: bodies, constraints and solver options.
@@ -68,6 +74,9 @@ pub struct World<T: Real, G: LieGroup<T>> {
     substep_time: T,
     steps: u64,
     eval: ConstraintEval<T>,
+    // Breaks so far, in order, and whether any constraint can break.
+    breaks: Vec<BreakEvent<T>>,
+    breakable: bool,
 }
 
 impl<T: Real, G: LieGroup<T>> World<T, G> {
@@ -85,6 +94,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             substep_time: T::zero(),
             steps: 0,
             eval: ConstraintEval::default(),
+            breaks: Vec::new(),
+            breakable: false,
         })
     }
 
@@ -188,6 +199,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             damped: damping.iter().any(|&b| b > T::zero()),
             lambda_lo,
             lambda_hi,
+            enabled: true,
+            breaking: None,
         });
         Ok(ConstraintId(self.slots.len() - 1))
     }
@@ -263,7 +276,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// inertial prediction, `iterations` Gauss–Seidel sweeps
     /// of row (56) or block (124) projections, velocity update (line 10), then the
     /// velocity-level damping pass [`World::solve_velocities`] (lines 11–14), then
-    /// [`Constraint::end_substep`] of every constraint.
+    /// [`Constraint::end_substep`] of every constraint, then the breaking check of
+    /// breakable constraints ([`World::set_break_limits`]).
     pub fn substep(&mut self) {
         let h = self.options.substep_dt();
         let g = self.options.gravity;
@@ -284,6 +298,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         let inv_h2 = T::one() / (h * h);
         for _ in 0..self.options.iterations {
             for k in 0..self.slots.len() {
+                if !self.slots[k].enabled {
+                    continue;
+                }
                 let block = self.options.solve_mode == SolveMode::Block
                     && !self.slots[k].bounded
                     && self.slots[k].constraint.solve_as_block();
@@ -298,6 +315,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         self.solve_velocities();
         for s in &mut self.slots {
             s.constraint.end_substep(&self.bodies);
+        }
+        if self.breakable {
+            self.check_breaks(clock.end_time, h);
         }
         self.substep_time = clock.end_time;
     }

@@ -31,7 +31,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             .collect();
         let mut csq = T::zero();
         let mut eval = ConstraintEval::default();
-        for slot in &self.slots {
+        for slot in self.slots.iter().filter(|s| s.enabled) {
             eval.clear();
             slot.constraint.evaluate(&self.bodies, &mut eval);
             for j in 0..slot.dim {
