@@ -1,4 +1,5 @@
-//! Cosserat rods discretized by finite elements (paper Section 6.3, Appendix G).
+//! Cosserat rods (paper Section 6): the rigid-chain discretisation of Section 6.2 and
+//! the finite elements of Section 6.3, Appendix G.
 //!
 //! * [`basis`]: Lagrange shape functions of order 1–3 on ξ ∈ [0, 1] (95)–(97).
 //! * [`gauss`]: Gauss–Legendre rules with 1–4 points on [0, 1] (107), reduced or full
@@ -8,12 +9,17 @@
 //!   (6.3.6).
 //! * [`element`]: the element's on-manifold interpolation (98)–(100), strains
 //!   (101)–(104) and Gauss-point constraints (108) with their gradients.
+//! * [`rigid_chain`]: the chain of rigid bodies of Section 6.2 — the joint constraint
+//!   (89)–(94) with its gradient (175)–(179), and a builder that puts a whole rod
+//!   (bodies with their masses and inertias, joints, precurvature) into a
+//!   [`crate::xpbd::World`].
 
 pub mod basis;
 pub mod element;
 pub mod error;
 pub mod gauss;
 pub mod material;
+pub mod rigid_chain;
 
 pub use basis::LagrangeBasis;
 pub use element::{
@@ -23,3 +29,7 @@ pub use element::{
 pub use error::RodError;
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
+pub use rigid_chain::{
+    rigid_chain_strain_gradient, EndInertia, RestShape, RigidChain, RigidChainBuilder,
+    RigidChainConstraint,
+};
