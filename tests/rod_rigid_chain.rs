@@ -1002,7 +1002,7 @@ fn rigid_chain_converges_at_second_order() {
 /// and leave the fixed point of a step off the equilibrium by O((h ω_max)²), h the
 /// substep and ω_max the chain's highest (stretch) frequency ∝ 1/l: substeps shrink
 /// it quadratically, iterations only linearly (at N = 9 with Δt = 5e-3 s and 50
-/// iterations and no substeps the tip was still 0.08 m below the equilibrium, and sinking,
+/// iterations and no substeps the tip was 0.077 m from the equilibrium, still sinking,
 /// after 2000 steps). The rod is brought to rest
 /// by mass-proportional viscous damping, v ← v e^(−cΔt) with c = 12 /s after every step
 /// (critical for the first bending mode, ω₁ ≈ 6 rad/s), which does not change the
