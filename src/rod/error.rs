@@ -1,5 +1,7 @@
-//! Typed errors of the Cosserat rod finite elements.
+//! Typed errors of the Cosserat rods: finite elements, the rigid-chain discretisation
+//! and the rods built into a [`crate::xpbd::World`].
 
+use crate::xpbd::XpbdError;
 use thiserror::Error;
 
 /// Everything that can be wrong with a rod material, an element or an evaluation point.
@@ -66,4 +68,65 @@ pub enum RodError {
         /// Node or Gauss point index (0-based).
         index: usize,
     },
+    /// A rod with fewer bodies than a rigid chain needs (two: the half-length end bodies,
+    /// one joint between them).
+    #[error("a rigid-chain rod needs at least {min} bodies, got {count}")]
+    TooFewBodies {
+        /// The number of bodies asked for.
+        count: usize,
+        /// The minimum, 2.
+        min: usize,
+    },
+    /// A direction that is zero, not finite, or parallel to the rod where it must not be.
+    #[error("rod {what} is invalid: {reason}")]
+    InvalidDirection {
+        /// Which direction (`"direction"`, `"normal"`).
+        what: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// Two consecutive centre-line points (body positions) that coincide, so the rest
+    /// length between them is zero (m).
+    #[error("rod segment {index} (between points {index} and {next}) has length {length:e} m; consecutive points must be distinct", next = index + 1)]
+    DegenerateSegment {
+        /// The segment (joint) index, 0-based: between points `index` and `index + 1`.
+        index: usize,
+        /// Its length (m).
+        length: f64,
+    },
+    /// A polyline that turns back on itself (by 180°) at a vertex, where the tangent,
+    /// hence the director frame, is undefined.
+    #[error("rod polyline turns back on itself at point {index}: the tangent there is undefined")]
+    ReversedSegment {
+        /// The vertex index, 0-based.
+        index: usize,
+    },
+    /// A list with the wrong number of entries.
+    #[error("{what}: {given} values given, {expected} expected")]
+    CountMismatch {
+        /// What the list is (`"precurvature"`, …).
+        what: &'static str,
+        /// The number given.
+        given: usize,
+        /// The number needed.
+        expected: usize,
+    },
+    /// A rod constraint between a body and itself.
+    #[error("rod constraint joins body {body} to itself; the two bodies must differ")]
+    SameBody {
+        /// The body index.
+        body: usize,
+    },
+    /// A Rayleigh damping b that is negative or not finite (s).
+    #[error("rod damping of row {row} must be finite and >= 0 (s), got {value:e}")]
+    InvalidDamping {
+        /// The constraint row (0–2 shear/stretch, 3–5 bending/twist).
+        row: usize,
+        /// The value given (s).
+        value: f64,
+    },
+    /// The world rejected a body or a constraint of the rod (e.g. an end inertia that is
+    /// not that of a rigid body, or an orientation that is not a rotation).
+    #[error("rod rejected by the world: {0}")]
+    World(#[from] XpbdError),
 }

@@ -1,4 +1,5 @@
-//! Cosserat rods discretized by finite elements (paper Section 6.3, Appendix G).
+//! Cosserat rods (paper Section 6): the rigid-chain discretisation of Section 6.2 and
+//! the finite elements of Section 6.3, Appendix G.
 //!
 //! * [`banded`]: the direct solver for the λ-system of a rod, Section 8.2: a symmetric
 //!   positive definite block-banded matrix of 6×6 blocks (one block row per Gauss-point
@@ -12,6 +13,10 @@
 //!   (6.3.6).
 //! * [`element`]: the element's on-manifold interpolation (98)–(100), strains
 //!   (101)–(104) and Gauss-point constraints (108) with their gradients.
+//! * [`rigid_chain`]: the chain of rigid bodies of Section 6.2 — the joint constraint
+//!   (89)–(94) with its gradient (175)–(179), and a builder that puts a whole rod
+//!   (bodies with their masses and inertias, joints, precurvature) into a
+//!   [`crate::xpbd::World`].
 
 pub mod banded;
 pub mod basis;
@@ -19,6 +24,7 @@ pub mod element;
 pub mod error;
 pub mod gauss;
 pub mod material;
+pub mod rigid_chain;
 
 pub use basis::LagrangeBasis;
 pub use element::{
@@ -28,3 +34,7 @@ pub use element::{
 pub use error::RodError;
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
+pub use rigid_chain::{
+    rigid_chain_strain_gradient, EndInertia, RestShape, RigidChain, RigidChainBuilder,
+    RigidChainConstraint,
+};
