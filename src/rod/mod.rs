@@ -12,11 +12,14 @@
 //!   (6.3.6).
 //! * [`element`]: the element's on-manifold interpolation (98)–(100), strains
 //!   (101)–(104) and Gauss-point constraints (108) with their gradients.
+//! * [`fem_rod`]: a rod of elements whose nodes are bodies of an XPBD world, solved
+//!   as one block-banded λ-system per iteration ([`FemRod`], a [`crate::xpbd::System`]).
 
 pub mod banded;
 pub mod basis;
 pub mod element;
 pub mod error;
+pub mod fem_rod;
 pub mod gauss;
 pub mod material;
 
@@ -26,5 +29,6 @@ pub use element::{
     Strains, ThetaGradient,
 };
 pub use error::RodError;
+pub use fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, StraightRod};
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};

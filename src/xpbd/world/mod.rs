@@ -9,8 +9,10 @@ use nalgebra::{SMatrix, SVector, Vector3};
 mod damping;
 mod options;
 mod residuals;
+mod systems;
 
 pub use options::{SolveMode, SolverOptions};
+pub use systems::{apply_body_correction, System, SystemId};
 
 /// Index of a constraint in a [`World`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -60,6 +62,7 @@ struct Slot<T: Real, G: LieGroup<T>> {
 pub struct World<T: Real, G: LieGroup<T>> {
     bodies: Vec<Body<T, G>>,
     slots: Vec<Slot<T, G>>,
+    systems: Vec<Box<dyn System<T, G>>>,
     options: SolverOptions<T>,
     time: T,
     // Time at the start of the next substep: advanced by h per substep and reset to
@@ -80,6 +83,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         Ok(Self {
             bodies: Vec::new(),
             slots: Vec::new(),
+            systems: Vec::new(),
             options,
             time: T::zero(),
             substep_time: T::zero(),
@@ -259,9 +263,10 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         Ok(())
     }
 
-    /// One substep of Algorithm 1: [`Constraint::begin_substep`] of every constraint,
-    /// inertial prediction, `iterations` Gauss–Seidel sweeps
-    /// of row (56) or block (124) projections, velocity update (line 10), then the
+    /// One substep of Algorithm 1: [`Constraint::begin_substep`] of every constraint
+    /// and [`System::begin_substep`] of every system, inertial prediction, `iterations`
+    /// sweeps of [`System::project`] of every system then row (56) or block (124)
+    /// projections of the constraints, velocity update (line 10), then the
     /// velocity-level damping pass [`World::solve_velocities`] (lines 11–14), then
     /// [`Constraint::end_substep`] of every constraint.
     pub fn substep(&mut self) {
@@ -275,6 +280,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         for s in &mut self.slots {
             s.constraint.begin_substep(clock, &self.bodies);
         }
+        self.systems_begin_substep(clock);
         for b in &mut self.bodies {
             b.predict(h, &g);
         }
@@ -283,6 +289,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         }
         let inv_h2 = T::one() / (h * h);
         for _ in 0..self.options.iterations {
+            self.project_systems(inv_h2);
             for k in 0..self.slots.len() {
                 let block = self.options.solve_mode == SolveMode::Block
                     && !self.slots[k].bounded
@@ -299,6 +306,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         for s in &mut self.slots {
             s.constraint.end_substep(&self.bodies);
         }
+        self.systems_end_substep();
         self.substep_time = clock.end_time;
     }
 
