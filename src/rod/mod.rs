@@ -17,11 +17,14 @@
 //!   (89)–(94) with its gradient (175)–(179), and a builder that puts a whole rod
 //!   (bodies with their masses and inertias, joints, precurvature) into a
 //!   [`crate::xpbd::World`].
+//! * [`fem_rod`]: a rod of elements whose nodes are bodies of an XPBD world, solved
+//!   as one block-banded λ-system per iteration ([`FemRod`], a [`crate::xpbd::System`]).
 
 pub mod banded;
 pub mod basis;
 pub mod element;
 pub mod error;
+pub mod fem_rod;
 pub mod gauss;
 pub mod material;
 pub mod rigid_chain;
@@ -32,6 +35,7 @@ pub use element::{
     Strains, ThetaGradient,
 };
 pub use error::RodError;
+pub use fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, StraightRod};
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
 pub use rigid_chain::{

@@ -95,9 +95,12 @@
 //! inequality row (a limit or a contact) bounds its accumulated λ
 //! ([`Constraint::lambda_bounds`]), a compliant row (α > 0) is a spring, and a
 //! compliant row with a damping b > 0 ([`Constraint::damping`]) is a damped spring:
-//! any constraint (joints, user constraints, rods to come) opts in per row, and the
-//! velocity pass ([`World::solve_velocities`]) treats them all alike. There is no rod
-//! solver yet.
+//! any constraint (joints, user constraints) opts in per row, and the velocity pass
+//! ([`World::solve_velocities`]) treats them all alike.
+//! Groups of rows over many bodies that are solved together, one linear system per
+//! iteration (a Cosserat rod, [`crate::rod::FemRod`], Section 8.2), implement
+//! [`System`] and are added with [`World::add_system`]; the substep projects them
+//! before the constraints (Algorithm 1, line 5).
 //! A new constraint's gradient can be verified against finite differences with one
 //! call, [`check_gradient`] or [`check_gradient_perturbed`] (module [`check`]).
 
@@ -112,5 +115,6 @@ pub use check::{check_gradient, check_gradient_perturbed, GradientCheck, MAX_ROT
 pub use constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_ROWS};
 pub use error::XpbdError;
 pub use world::{
-    BreakEvent, BreakLimits, ConstraintId, Residuals, SolveMode, SolverOptions, World,
+    apply_body_correction, BreakEvent, BreakLimits, ConstraintId, Residuals, SolveMode,
+    SolverOptions, System, SystemId, World,
 };

@@ -12,6 +12,10 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// custom loop (or a test) can run it on its own. See the module docs of
     /// [`crate::xpbd`] for the derivation.
     ///
+    /// Every [`System`](crate::xpbd::System)'s own damping solve
+    /// ([`System::solve_velocities`](crate::xpbd::System::solve_velocities)) runs first
+    /// (Algorithm 1 line 12, rods before joints).
+    ///
     /// One Gauss–Seidel sweep over the constraints with a damped row (b > 0 and α > 0,
     /// see [`Constraint::damping`](crate::xpbd::Constraint::damping); hard and undamped rows are skipped), each solved, in
     /// the world's [`SolveMode`] like the position solve, for the multipliers μ of the
@@ -29,6 +33,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// nothing, and changes no bit, in a world without damped rows.
     pub fn solve_velocities(&mut self) {
         let h = self.options.substep_dt();
+        self.systems_solve_velocities(h);
         for k in 0..self.slots.len() {
             if !(self.slots[k].damped && self.slots[k].enabled) {
                 continue;

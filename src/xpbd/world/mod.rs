@@ -10,9 +10,11 @@ mod breaking;
 mod damping;
 mod options;
 mod residuals;
+mod systems;
 
 pub use breaking::{BreakEvent, BreakLimits};
 pub use options::{SolveMode, SolverOptions};
+pub use systems::{apply_body_correction, System, SystemId};
 
 /// Index of a constraint in a [`World`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,6 +68,7 @@ struct Slot<T: Real, G: LieGroup<T>> {
 pub struct World<T: Real, G: LieGroup<T>> {
     bodies: Vec<Body<T, G>>,
     slots: Vec<Slot<T, G>>,
+    systems: Vec<Box<dyn System<T, G>>>,
     options: SolverOptions<T>,
     time: T,
     // Time at the start of the next substep: advanced by h per substep and reset to
@@ -89,6 +92,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         Ok(Self {
             bodies: Vec::new(),
             slots: Vec::new(),
+            systems: Vec::new(),
             options,
             time: T::zero(),
             substep_time: T::zero(),
@@ -272,9 +276,10 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         Ok(())
     }
 
-    /// One substep of Algorithm 1: [`Constraint::begin_substep`] of every constraint,
-    /// inertial prediction, `iterations` Gauss–Seidel sweeps
-    /// of row (56) or block (124) projections, velocity update (line 10), then the
+    /// One substep of Algorithm 1: [`Constraint::begin_substep`] of every constraint
+    /// and [`System::begin_substep`] of every system, inertial prediction, `iterations`
+    /// sweeps of [`System::project`] of every system then row (56) or block (124)
+    /// projections of the constraints, velocity update (line 10), then the
     /// velocity-level damping pass [`World::solve_velocities`] (lines 11–14), then
     /// [`Constraint::end_substep`] of every constraint, then the breaking check of
     /// breakable constraints ([`World::set_break_limits`]).
@@ -289,6 +294,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         for s in &mut self.slots {
             s.constraint.begin_substep(clock, &self.bodies);
         }
+        self.systems_begin_substep(clock);
         for b in &mut self.bodies {
             b.predict(h, &g);
         }
@@ -297,6 +303,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         }
         let inv_h2 = T::one() / (h * h);
         for _ in 0..self.options.iterations {
+            self.project_systems(inv_h2);
             for k in 0..self.slots.len() {
                 if !self.slots[k].enabled {
                     continue;
@@ -316,6 +323,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         for s in &mut self.slots {
             s.constraint.end_substep(&self.bodies);
         }
+        self.systems_end_substep();
         if self.breakable {
             self.check_breaks(clock.end_time, h);
         }

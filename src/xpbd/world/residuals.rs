@@ -46,6 +46,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 }
             }
         }
+        csq += self.systems_residuals(inv_h2, &mut primal);
         let psq = primal
             .iter()
             .fold(T::zero(), |acc, r| acc + r.norm_squared());

@@ -1,0 +1,589 @@
+//! [`FemRod`]: a finite-element Cosserat rod in an XPBD [`World`], its elastic
+//! Gauss-point constraints (108) solved together by the block-banded direct solver of
+//! Section 8.2 (Algorithm 1, line 5).
+//!
+//! # The rod
+//! A rod of n elements of order N − 1 has n(N − 1) + 1 nodes; element e owns nodes
+//! e(N − 1) … e(N − 1) + N − 1, so adjacent elements share their end node (Section
+//! 6.3.1). Every node is a [`Body`] of the world whose body frame is the director
+//! frame (d₁, d₂, d₃ = tangent), with the lumped mass and rotational inertia of Section
+//! 6.3.6: each element's ρAl and ρ diag(I₁, I₂, J) l split by the row sums of its
+//! consistent mass matrix (½, ½; ⅙, ⅔, ⅙; ⅛, ⅜, ⅜, ⅛), a shared node receiving the
+//! sum of both elements' shares.
+//!
+//! # The solve
+//! The rod's constraints are the q Gauss-point constraints (108) of every element,
+//! numbered element by element along the rod: Gauss point r of element e is block row
+//! g = e·q + r. Each [`System::project`] evaluates all of them and their gradients at
+//! the current state, assembles
+//!
+//! ```text
+//! A = ∇C 𝓜⁻¹ ∇Cᵀ + α̃,     A_gg' = Σ_{nodes k of both g and g'} ∇C_gk 𝓜ₖ⁻¹ ∇C_g'kᵀ (+ α̃_g if g = g')
+//! ```
+//!
+//! (6×6 blocks; α̃ = α/h² with α of (109)) into a [`BlockBandedMatrix`] of block
+//! bandwidth 2q − 1 ([`rod_block_bandwidth`]: points of the same element share all N
+//! nodes, points of adjacent elements the one end node), factors it by block Cholesky
+//! and solves `A Δλ = −C − α̃λ` (55) in O(n) time; then λ ← λ + Δλ and every node moves
+//! by `𝓜⁻¹ ∇CᵀΔλ` (57)–(58). One projection is one Newton step of the whole rod, so the
+//! rod keeps its stiffness with a single iteration per substep (Fig. 11).
+//!
+//! # Clamped ends
+//! A clamped end is a node that is a fixed body (infinite mass and inertia): its
+//! 𝓜⁻¹ = 0, so its columns of ∇C contribute nothing to A and it is never moved, while
+//! the Gauss points next to it still measure the strain relative to its fixed pose.
+//! This clamps both the position and the orientation of that end exactly (no
+//! compliance, no extra constraint rows). To drive a clamped end, move the fixed body
+//! between steps.
+//!
+//! # Damping
+//! With a Rayleigh damping b > 0 (s), the rod's rows take part in the velocity-level
+//! pass (Section 4.4, Algorithm 1 line 12) with β̃ = h·b/α: the same banded assembly
+//! with α̃ replaced by β̃⁻¹ = α/(h b), solving `A Δμ = −∇C v` and v ← v + 𝓜⁻¹∇CᵀΔμ, at
+//! the end-of-substep poses. Damping changes the path to rest, not the rest state.
+//!
+//! Nothing here allocates after [`FemRod::new`]: the Gauss-point cache, λ, the
+//! right-hand side, the per-node corrections and the band are sized there.
+
+use super::banded::{rod_block_bandwidth, BandedError, BlockBandedMatrix};
+use super::element::{GaussPointConstraint, RodElement};
+use super::error::RodError;
+use super::gauss::Integration;
+use super::material::RodMaterial;
+use crate::lie::real::c;
+use crate::lie::{LieGroup, Pose, Real};
+use crate::xpbd::{apply_body_correction, Body, BodyId, System, SystemId, World, XpbdError};
+use nalgebra::{Matrix6, SVector, Vector3, Vector6};
+use std::marker::PhantomData;
+use thiserror::Error;
+
+/// What can go wrong building a [`FemRod`] or adding it to a world.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum FemRodError {
+    /// A rod material, element or evaluation error.
+    #[error(transparent)]
+    Rod(#[from] RodError),
+    /// The world rejected a node body or the rod system.
+    #[error(transparent)]
+    World(#[from] XpbdError),
+    /// The banded λ-system could not be set up.
+    #[error(transparent)]
+    Banded(#[from] BandedError),
+    /// A rod description that is not valid.
+    #[error("invalid rod {field} = {value}: {reason}")]
+    InvalidRod {
+        /// Which field (`"elements"`, `"nodes"`, `"direction"`, `"length"`, `"start"`,
+        /// `"damping"`, `"gauss points"`).
+        field: &'static str,
+        /// The value given, printed.
+        value: String,
+        /// What is allowed.
+        reason: &'static str,
+    },
+}
+
+/// Which ends of a straight rod are clamped (fixed bodies, see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RodClamp {
+    /// Both ends free.
+    #[default]
+    Free,
+    /// The start node (s = 0) is fixed: a cantilever.
+    Start,
+    /// The end node (s = L) is fixed.
+    End,
+    /// Both end nodes are fixed.
+    Both,
+}
+
+/// A straight, unstressed rod for [`FemRod::add_straight`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StraightRod<T: Real> {
+    /// Position of the first node (s = 0), m, world frame.
+    pub start: Vector3<T>,
+    /// Direction of the centre line, world frame (any non-zero length; normalised).
+    /// The nodes' director d₃ is this direction; d₁, d₂ are the images of the world x
+    /// and y axes under the smallest rotation taking world z to it.
+    pub direction: Vector3<T>,
+    /// Rest length L, m (> 0).
+    pub length: T,
+    /// Number of elements n (≥ 1), each of rest length L/n.
+    pub elements: usize,
+    /// Gauss points per element (Section 6.3.5).
+    pub integration: Integration,
+    /// Clamped ends.
+    pub clamp: RodClamp,
+    /// Rayleigh damping b of every row, s (≥ 0; 0 = undamped).
+    pub damping: T,
+}
+
+impl<T: Real> StraightRod<T> {
+    /// A rod of `length` (m) from the origin along world x, with `elements` elements,
+    /// reduced integration, clamped at the start, undamped.
+    pub fn cantilever(length: T, elements: usize) -> Self {
+        Self {
+            start: Vector3::zeros(),
+            direction: Vector3::x(),
+            length,
+            elements,
+            integration: Integration::Reduced,
+            clamp: RodClamp::Start,
+            damping: T::zero(),
+        }
+    }
+}
+
+/// What [`FemRod::add_straight`] added to the world.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FemRodIds {
+    /// The rod's system.
+    pub system: SystemId,
+    /// The node bodies, in order along the rod (first = s = 0, last = s = L).
+    pub nodes: Vec<BodyId>,
+}
+
+/// A finite-element Cosserat rod of elements with `N` nodes (order N − 1), whose nodes
+/// are bodies of a world, projected as one block-banded λ-system per iteration (module
+/// docs). Implements [`System`]; add it with [`World::add_system`] or build a straight
+/// one with [`FemRod::add_straight`].
+///
+/// ```
+/// use lie_xpbd::lie::SO3Matrix;
+/// use lie_xpbd::rod::{FemRod, RodMaterial, StraightRod};
+/// use lie_xpbd::xpbd::{SolverOptions, World};
+/// // A 1 m cantilever of 4 quadratic elements along x under gravity −y.
+/// let mut world = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default())?;
+/// let material = RodMaterial::circular(5e6, 0.4, 1000.0, 0.05)?;
+/// let rod = FemRod::<f64, SO3Matrix<f64>, 3>::add_straight(
+///     &mut world,
+///     &material,
+///     &StraightRod::cantilever(1.0, 4),
+/// )?;
+/// assert_eq!(rod.nodes.len(), 9);
+/// for _ in 0..100 {
+///     world.step()?;
+/// }
+/// let tip = world.body(*rod.nodes.last().unwrap()).unwrap().position;
+/// assert!(tip.y < 0.0 && tip.y > -0.5); // sagging, held by the rod's stiffness
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FemRod<T: Real, G: LieGroup<T>, const N: usize> {
+    name: String,
+    nodes: Vec<BodyId>,
+    elements: Vec<RodElement<T, N>>,
+    /// Gauss points per element q.
+    q: usize,
+    /// Rayleigh damping b, s.
+    damping: T,
+    /// λ, 6 per Gauss point.
+    lambda: Vec<T>,
+    /// Right-hand side, then solution, of the banded solve.
+    rhs: Vec<T>,
+    matrix: BlockBandedMatrix<T>,
+    /// The Gauss-point constraints at the last evaluated state.
+    points: Vec<GaussPointConstraint<T, N>>,
+    /// 𝓜⁻¹ diagonal per node (zero for a fixed node).
+    inv_mass: Vec<Vector6<T>>,
+    /// Per node scratch: ∇CᵀΔλ.
+    correction: Vec<Vector6<T>>,
+    failed_solves: u64,
+    _group: PhantomData<fn() -> G>,
+}
+
+impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
+    /// A rod over the node bodies `nodes` (in order along the rod) and `elements`
+    /// (element e spans nodes e(N − 1) … e(N − 1) + N − 1), with Rayleigh damping
+    /// `damping` (s) on every row. The node bodies must be in the world the rod is
+    /// added to, with body frames = director frames; their masses and inertias are
+    /// read from the world at every solve (a fixed node is a clamp).
+    ///
+    /// # Errors
+    /// [`FemRodError::InvalidRod`] for no elements, `nodes.len()` ≠ n(N − 1) + 1,
+    /// elements with different numbers of Gauss points (the band needs one q), or a
+    /// negative or non-finite damping; [`FemRodError::Banded`] if the band does not
+    /// fit in memory.
+    pub fn new(
+        name: impl Into<String>,
+        nodes: Vec<BodyId>,
+        elements: Vec<RodElement<T, N>>,
+        damping: T,
+    ) -> Result<Self, FemRodError> {
+        if elements.is_empty() {
+            return Err(FemRodError::InvalidRod {
+                field: "elements",
+                value: "0".into(),
+                reason: "a rod needs at least one element",
+            });
+        }
+        let expected = elements.len() * (N - 1) + 1;
+        if nodes.len() != expected {
+            return Err(FemRodError::InvalidRod {
+                field: "nodes",
+                value: nodes.len().to_string(),
+                reason: "a rod of n elements with N nodes each has n(N − 1) + 1 nodes",
+            });
+        }
+        let q = elements[0].gauss_point_count();
+        if elements.iter().any(|e| e.gauss_point_count() != q) {
+            return Err(FemRodError::InvalidRod {
+                field: "gauss points",
+                value: format!("{q} in element 0"),
+                reason: "every element of a rod must have the same number of Gauss points",
+            });
+        }
+        if !(damping.is_finite() && damping >= T::zero()) {
+            return Err(FemRodError::InvalidRod {
+                field: "damping",
+                value: damping.to_string(),
+                reason: "the Rayleigh damping must be finite and >= 0 (s)",
+            });
+        }
+        let blocks = elements.len() * q;
+        let matrix = BlockBandedMatrix::new(blocks, rod_block_bandwidth(q))?;
+        let zero_point = GaussPointConstraint {
+            xi: T::zero(),
+            weight: T::zero(),
+            value: Vector6::zeros(),
+            gradient: [Matrix6::zeros(); N],
+            compliance: Vector6::zeros(),
+        };
+        let node_count = nodes.len();
+        Ok(Self {
+            name: name.into(),
+            nodes,
+            elements,
+            q,
+            damping,
+            lambda: vec![T::zero(); 6 * blocks],
+            rhs: vec![T::zero(); 6 * blocks],
+            matrix,
+            points: vec![zero_point; blocks],
+            inv_mass: vec![Vector6::zeros(); node_count],
+            correction: vec![Vector6::zeros(); node_count],
+            failed_solves: 0,
+            _group: PhantomData,
+        })
+    }
+
+    /// Adds a straight, unstressed rod of `material` described by `spec` to `world`:
+    /// its node bodies (lumped inertia of Section 6.3.6, clamped ends fixed) and the
+    /// rod system. Named `"rod <k>"` after the number of systems already in the world.
+    ///
+    /// # Errors
+    /// [`FemRodError::InvalidRod`] for zero elements, a zero or non-finite direction,
+    /// a non-finite start, a non-positive or non-finite length, or a bad damping;
+    /// [`FemRodError::Rod`] for an element the material rejects;
+    /// [`FemRodError::World`] if the world rejects a node body (e.g. a node mass that
+    /// is not representable) or the system. On error the world may hold some of the
+    /// node bodies already added.
+    pub fn add_straight(
+        world: &mut World<T, G>,
+        material: &RodMaterial<T>,
+        spec: &StraightRod<T>,
+    ) -> Result<FemRodIds, FemRodError> {
+        if spec.elements == 0 {
+            return Err(FemRodError::InvalidRod {
+                field: "elements",
+                value: "0".into(),
+                reason: "a rod needs at least one element",
+            });
+        }
+        if !spec.start.iter().all(|x| x.is_finite()) {
+            return Err(FemRodError::InvalidRod {
+                field: "start",
+                value: format!("{:?}", spec.start.as_slice()),
+                reason: "the start point must be finite (m)",
+            });
+        }
+        let norm = spec.direction.norm();
+        if !(norm.is_finite() && norm > T::zero()) {
+            return Err(FemRodError::InvalidRod {
+                field: "direction",
+                value: format!("{:?}", spec.direction.as_slice()),
+                reason: "the direction must be finite and non-zero",
+            });
+        }
+        if !(spec.length.is_finite() && spec.length > T::zero()) {
+            return Err(FemRodError::InvalidRod {
+                field: "length",
+                value: spec.length.to_string(),
+                reason: "the rod length must be finite and > 0 (m)",
+            });
+        }
+        let d = spec.direction / norm;
+        let rotation = rotation_from_z::<T, G>(&d);
+        let n = spec.elements;
+        let l = spec.length / c::<T>(n as f64);
+        let element = RodElement::<T, N>::new(l, material, spec.integration)?;
+        let share = element.lumped_nodal_inertia(material);
+        let node_count = n * (N - 1) + 1;
+        let mut mass = vec![T::zero(); node_count];
+        let mut inertia = vec![Vector3::zeros(); node_count];
+        for e in 0..n {
+            for (j, s) in share.iter().enumerate() {
+                mass[e * (N - 1) + j] += s.mass;
+                inertia[e * (N - 1) + j] += s.inertia;
+            }
+        }
+        let step = spec.length / c::<T>((node_count - 1) as f64);
+        let mut nodes = Vec::with_capacity(node_count);
+        for k in 0..node_count {
+            let position = spec.start + d * (step * c::<T>(k as f64));
+            let clamped = match spec.clamp {
+                RodClamp::Free => false,
+                RodClamp::Start => k == 0,
+                RodClamp::End => k + 1 == node_count,
+                RodClamp::Both => k == 0 || k + 1 == node_count,
+            };
+            let body = if clamped {
+                Body::fixed(position, rotation)?
+            } else {
+                Body::dynamic(mass[k], inertia[k], position, rotation)?
+            };
+            nodes.push(world.add_body(body)?);
+        }
+        let name = format!("rod {}", world.system_count());
+        let rod = Self::new(name, nodes.clone(), vec![element; n], spec.damping)?;
+        let system = world.add_system(rod)?;
+        Ok(FemRodIds { system, nodes })
+    }
+
+    /// The node bodies, in order along the rod.
+    pub fn nodes(&self) -> &[BodyId] {
+        &self.nodes
+    }
+
+    /// The elements, in order along the rod.
+    pub fn elements(&self) -> &[RodElement<T, N>] {
+        &self.elements
+    }
+
+    /// Gauss points per element q (block bandwidth 2q − 1).
+    pub fn gauss_points_per_element(&self) -> usize {
+        self.q
+    }
+
+    /// How many projections or damping solves were skipped because the state was not
+    /// finite or the banded matrix could not be factored.
+    pub fn failed_solves(&self) -> u64 {
+        self.failed_solves
+    }
+
+    /// Evaluates every Gauss-point constraint and the nodal 𝓜⁻¹ at the bodies' state.
+    fn evaluate(&mut self, bodies: &[Body<T, G>]) -> Result<(), RodError> {
+        for (k, id) in self.nodes.iter().enumerate() {
+            let b = &bodies[id.0];
+            let (m, i) = (b.inv_mass(), b.inv_inertia());
+            self.inv_mass[k] = Vector6::new(m, m, m, i.x, i.y, i.z);
+        }
+        for (e, element) in self.elements.iter().enumerate() {
+            let first = e * (N - 1);
+            let poses: [Pose<T, G>; N] =
+                std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
+            let kin = element.kinematics(&poses)?;
+            for r in 0..self.q {
+                self.points[e * self.q + r] = element.gauss_point_constraint(&kin, r)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Assembles A = ∇C 𝓜⁻¹ ∇Cᵀ + diag(α)·`scale` from the cached points and factors it.
+    fn assemble_and_factor(&mut self, scale: T) -> Result<(), BandedError> {
+        let q = self.q;
+        self.matrix.reset();
+        for e in 0..self.elements.len() {
+            let first = e * (N - 1);
+            for r in 0..q {
+                let g = e * q + r;
+                // ∇C_gk 𝓜ₖ⁻¹ for the element's nodes k.
+                let gw: [Matrix6<T>; N] = std::array::from_fn(|j| {
+                    let w = &self.inv_mass[first + j];
+                    let mut m = self.points[g].gradient[j];
+                    for (col, &wc) in w.iter().enumerate() {
+                        m.column_mut(col).scale_mut(wc);
+                    }
+                    m
+                });
+                for r2 in 0..=r {
+                    let g2 = e * q + r2;
+                    let mut block = Matrix6::zeros();
+                    for (j, gwj) in gw.iter().enumerate() {
+                        block.gemm(
+                            T::one(),
+                            gwj,
+                            &self.points[g2].gradient[j].transpose(),
+                            T::one(),
+                        );
+                    }
+                    if r2 == r {
+                        let alpha = self.points[g].compliance * scale;
+                        for i in 0..6 {
+                            block[(i, i)] += alpha[i];
+                        }
+                    }
+                    self.matrix.add_block(g, g2, &block)?;
+                }
+                if e > 0 {
+                    // The shared node: local 0 of e, local N − 1 of e − 1.
+                    for r2 in 0..q {
+                        let g2 = (e - 1) * q + r2;
+                        let block = gw[0] * self.points[g2].gradient[N - 1].transpose();
+                        self.matrix.add_block(g, g2, &block)?;
+                    }
+                }
+            }
+        }
+        self.matrix.factor()
+    }
+
+    /// After `rhs` holds the solution Δ: per node 𝓜⁻¹ Σ_g ∇C_gᵀ Δ_g into `correction`.
+    fn node_corrections(&mut self) {
+        for c in &mut self.correction {
+            *c = Vector6::zeros();
+        }
+        for (g, point) in self.points.iter().enumerate() {
+            let first = (g / self.q) * (N - 1);
+            let d = Vector6::from_column_slice(&self.rhs[6 * g..6 * g + 6]);
+            for (j, grad) in point.gradient.iter().enumerate() {
+                self.correction[first + j].gemv_tr(T::one(), grad, &d, T::one());
+            }
+        }
+        for (c, w) in self.correction.iter_mut().zip(&self.inv_mass) {
+            *c = c.component_mul(w);
+        }
+    }
+}
+
+/// The smallest rotation taking world z to the unit vector `d` (a half turn about x
+/// when d = −z).
+fn rotation_from_z<T: Real, G: LieGroup<T>>(d: &Vector3<T>) -> G {
+    let z = Vector3::z();
+    let axis = z.cross(d);
+    let s = axis.norm();
+    let cos = z.dot(d);
+    if s <= T::default_epsilon() {
+        if cos > T::zero() {
+            G::identity()
+        } else {
+            G::exp(&(Vector3::x() * T::pi()))
+        }
+    } else {
+        G::exp(&(axis * (s.atan2(cos) / s)))
+    }
+}
+
+impl<T: Real, G: LieGroup<T>, const N: usize> System<T, G> for FemRod<T, G, N> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn bodies(&self) -> &[BodyId] {
+        &self.nodes
+    }
+
+    fn row_count(&self) -> usize {
+        self.lambda.len()
+    }
+
+    fn lambda(&self) -> &[T] {
+        &self.lambda
+    }
+
+    fn reset_lambda(&mut self) {
+        self.lambda.fill(T::zero());
+    }
+
+    fn project(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+        if self.evaluate(bodies).is_err() || self.assemble_and_factor(inv_h2).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for (g, point) in self.points.iter().enumerate() {
+            for i in 0..6 {
+                let alpha = point.compliance[i] * inv_h2;
+                self.rhs[6 * g + i] = -point.value[i] - alpha * self.lambda[6 * g + i];
+            }
+        }
+        if self.matrix.solve_in_place(&mut self.rhs).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for (l, d) in self.lambda.iter_mut().zip(&self.rhs) {
+            *l += *d;
+        }
+        self.node_corrections();
+        for (id, dx) in self.nodes.iter().zip(&self.correction) {
+            apply_body_correction(
+                &mut bodies[id.0],
+                &Vector3::new(dx[0], dx[1], dx[2]),
+                &Vector3::new(dx[3], dx[4], dx[5]),
+            );
+        }
+    }
+
+    fn solve_velocities(&mut self, bodies: &mut [Body<T, G>], h: T) {
+        if self.damping <= T::zero() {
+            return;
+        }
+        // β̃⁻¹ = α/(h b).
+        let scale = T::one() / (h * self.damping);
+        if self.evaluate(bodies).is_err() || self.assemble_and_factor(scale).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for (g, point) in self.points.iter().enumerate() {
+            let first = (g / self.q) * (N - 1);
+            let mut cdot = Vector6::zeros();
+            for (j, grad) in point.gradient.iter().enumerate() {
+                let b = &bodies[self.nodes[first + j].0];
+                let (v, w) = (b.velocity, b.angular_velocity);
+                cdot += grad * Vector6::new(v.x, v.y, v.z, w.x, w.y, w.z);
+            }
+            for i in 0..6 {
+                self.rhs[6 * g + i] = -cdot[i];
+            }
+        }
+        if self.matrix.solve_in_place(&mut self.rhs).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.node_corrections();
+        for (id, dv) in self.nodes.iter().zip(&self.correction) {
+            let b = &mut bodies[id.0];
+            if !b.is_fixed() {
+                b.velocity += Vector3::new(dv[0], dv[1], dv[2]);
+                b.angular_velocity += Vector3::new(dv[3], dv[4], dv[5]);
+            }
+        }
+    }
+
+    fn residuals(&self, bodies: &[Body<T, G>], inv_h2: T, primal: &mut [SVector<T, 6>]) -> T {
+        let mut csq = T::zero();
+        for (e, element) in self.elements.iter().enumerate() {
+            let first = e * (N - 1);
+            let poses: [Pose<T, G>; N] =
+                std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
+            let Ok(kin) = element.kinematics(&poses) else {
+                return c::<T>(f64::NAN);
+            };
+            for r in 0..self.q {
+                let g = e * self.q + r;
+                let Ok(point) = element.gauss_point_constraint(&kin, r) else {
+                    return c::<T>(f64::NAN);
+                };
+                let lambda = Vector6::from_column_slice(&self.lambda[6 * g..6 * g + 6]);
+                let res = point.value + point.compliance.component_mul(&lambda) * inv_h2;
+                csq += res.norm_squared();
+                for (j, grad) in point.gradient.iter().enumerate() {
+                    let b = self.nodes[first + j].0;
+                    if !bodies[b].is_fixed() {
+                        primal[b] -= grad.tr_mul(&lambda);
+                    }
+                }
+            }
+        }
+        csq
+    }
+}
