@@ -124,6 +124,10 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
     /// poses of `bodies`; `None` if a body id is not in `bodies`.
     pub fn kinematics(&self, bodies: &[Body<T, G>]) -> Option<JointKinematics<T, G>> {
         let [p1, p2] = self.body_poses(bodies)?;
-        Some(JointKinematics::new(&p1, &self.frame1, &p2, &self.frame2))
+        let mut k = JointKinematics::new(&p1, &self.frame1, &p2, &self.frame2);
+        let lo =
+            |id: Option<BodyId>| id.map_or(Vector3::zeros(), |BodyId(i)| bodies[i].position_lo());
+        k.position_lo = [lo(self.body1), lo(self.body2)];
+        Some(k)
     }
 }

@@ -60,6 +60,8 @@ pub struct JointKinematics<T: Real, G: LieGroup<T>> {
     pub frame: [JointFrame<T, G>; 2],
     /// World joint frames (p̄ₖ, R̄ₖ) (69)–(70): m, world frame; joint → world.
     pub joint: [Pose<T, G>; 2],
+    /// The low parts of the bodies' compensated positions (m; zero unless set).
+    pub position_lo: [Vector3<T>; 2],
 }
 
 impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
@@ -74,13 +76,18 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
             body: [*pose1, *pose2],
             frame: [*frame1, *frame2],
             joint: [frame1.world_pose(pose1), frame2.world_pose(pose2)],
+            position_lo: [Vector3::zeros(); 2],
         }
     }
 
     /// Δp = p̄₁ − p̄₂ (m, world frame): the position rows of (71), (72), (75).
     #[inline]
     pub fn position_error(&self) -> Vector3<T> {
-        self.joint[0].position - self.joint[1].position
+        let r1 = self.body[0].rotation.act(&self.frame[0].translation);
+        let r2 = self.body[1].rotation.act(&self.frame[1].translation);
+        (self.body[0].position - self.body[1].position)
+            + (self.position_lo[0] - self.position_lo[1])
+            + (r1 - r2)
     }
 
     /// Δp = p̄₁ − p̄₂ and its 3×6 gradient blocks for body 1 and body 2:
