@@ -399,22 +399,18 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         for (s, m) in masses.iter().enumerate() {
             if let Some((_, w)) = m {
                 let g = &eval.gradient[s];
-                // Row i of ∇C_b 𝓜_b⁻¹.
-                let mut gw = [[T::zero(); 6]; N];
-                for (i, row) in gw.iter_mut().enumerate() {
-                    for (c, x) in row.iter_mut().enumerate() {
-                        *x = g[(i, c)] * w[c];
-                    }
-                }
-                for i in 0..N {
-                    for j in 0..N {
-                        // (A constant trip count unrolls; see ldlt_solve_fixed.)
-                        if j <= i {
-                            let mut acc = T::zero();
-                            for c in 0..6 {
-                                acc += gw[i][c] * g[(j, c)];
-                            }
-                            a[i][j] += acc;
+                // Σ over the six columns c of the rank-one terms (w_c g_c) g_cᵀ, g_c
+                // the N used entries of column c (contiguous, so each row of A is
+                // updated with vector operations). The whole square is written; only
+                // the lower triangle is read, and the compiler drops the rest.
+                for c in 0..6 {
+                    let mut gc = [T::zero(); N];
+                    gc.copy_from_slice(&g.column(c).as_slice()[..N]);
+                    let wc = w[c];
+                    for i in 0..N {
+                        let x = gc[i] * wc;
+                        for j in 0..N {
+                            a[i][j] += x * gc[j];
                         }
                     }
                 }
