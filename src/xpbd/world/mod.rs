@@ -42,6 +42,8 @@ struct Slot<T: Real, G: LieGroup<T>> {
     damped: bool,
     lambda_lo: SVector<T, MAX_ROWS>,
     lambda_hi: SVector<T, MAX_ROWS>,
+    // Constraint::evaluate_overwrites: the evaluation buffer need not be cleared first.
+    overwrites: bool,
 }
 
 /// A simulation: bodies, constraints and solver options.
@@ -177,6 +179,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             lambda_lo[row] = lo;
             lambda_hi[row] = hi;
         }
+        let overwrites = constraint.evaluate_overwrites();
         self.slots.push(Slot {
             constraint,
             lambda: SVector::zeros(),
@@ -188,6 +191,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             damped: damping.iter().any(|&b| b > T::zero()),
             lambda_lo,
             lambda_hi,
+            overwrites,
         });
         Ok(ConstraintId(self.slots.len() - 1))
     }
@@ -303,9 +307,11 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     }
 
     fn evaluate(&mut self, k: usize) {
-        self.eval.value.fill(T::zero());
-        for g in &mut self.eval.gradient {
-            g.fill(T::zero());
+        if !self.slots[k].overwrites {
+            self.eval.value.fill(T::zero());
+            for g in &mut self.eval.gradient {
+                g.fill(T::zero());
+            }
         }
         self.slots[k]
             .constraint
