@@ -122,12 +122,52 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
 
     /// The joint kinematics (world joint frames and their derivatives) at the current
     /// poses of `bodies`; `None` if a body id is not in `bodies`.
+    #[inline(always)]
     pub fn kinematics(&self, bodies: &[Body<T, G>]) -> Option<JointKinematics<T, G>> {
-        let [p1, p2] = self.body_poses(bodies)?;
-        let mut k = JointKinematics::new(&p1, &self.frame1, &p2, &self.frame2);
-        let lo =
-            |id: Option<BodyId>| id.map_or(Vector3::zeros(), |BodyId(i)| bodies[i].position_lo());
-        k.position_lo = [lo(self.body1), lo(self.body2)];
-        Some(k)
+        let [b1, b2] = self.side_bodies(bodies)?;
+        Some(self.kinematics_of(b1, b2))
+    }
+
+    /// [`Self::kinematics`] with the two sides' bodies given (`None` = the world): as
+    /// [`JointKinematics::new`] on [`Self::body_poses`], with a world side's joint pose
+    /// taken as its frame (the identity pose moves nothing).
+    #[inline(always)]
+    pub(crate) fn kinematics_of(
+        &self,
+        b1: Option<&Body<T, G>>,
+        b2: Option<&Body<T, G>>,
+    ) -> JointKinematics<T, G> {
+        let pose = |b: Option<&Body<T, G>>| match b {
+            None => Pose::identity(),
+            Some(b) => Pose::new(b.position, b.orientation),
+        };
+        let joint = |b: Option<&Body<T, G>>, f: &JointFrame<T, G>| match b {
+            None => Pose::new(f.translation, f.rotation),
+            Some(b) => Pose::new(
+                f.world_position(&b.position, &b.orientation),
+                f.world_rotation(&b.orientation),
+            ),
+        };
+        let lo = |b: Option<&Body<T, G>>| b.map_or(Vector3::zeros(), |b| b.position_lo());
+        JointKinematics {
+            body: [pose(b1), pose(b2)],
+            frame: [self.frame1, self.frame2],
+            joint: [joint(b1, &self.frame1), joint(b2, &self.frame2)],
+            position_lo: [lo(b1), lo(b2)],
+        }
+    }
+
+    /// The bodies of the two sides in `bodies` (`None` = the world), or `None` if a
+    /// body id is not in `bodies`.
+    #[inline(always)]
+    pub(crate) fn side_bodies<'a>(
+        &self,
+        bodies: &'a [Body<T, G>],
+    ) -> Option<[Option<&'a Body<T, G>>; 2]> {
+        let get = |id: Option<BodyId>| match id {
+            None => Some(None),
+            Some(BodyId(i)) => bodies.get(i).map(Some),
+        };
+        Some([get(self.body1)?, get(self.body2)?])
     }
 }

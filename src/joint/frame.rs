@@ -123,11 +123,16 @@ impl<T: Real, G: LieGroup<T>> JointFrame<T, G> {
     /// with orientation `rotation` (body → world).
     #[inline]
     pub fn world_rotation(&self, rotation: &G) -> G {
-        rotation.compose(&self.rotation)
+        // R·I = R exactly: skip the product for joint axes equal to the body axes.
+        if self.rotation == G::identity() {
+            *rotation
+        } else {
+            rotation.compose(&self.rotation)
+        }
     }
 
     /// (69)–(70) together: the joint frame's world pose (p̄, R̄) on a body at `body`.
-    #[inline]
+    #[inline(always)]
     pub fn world_pose(&self, body: &Pose<T, G>) -> Pose<T, G> {
         Pose::new(
             self.world_position(&body.position, &body.rotation),

@@ -36,12 +36,23 @@ use nalgebra::{Matrix3, RowVector6, SMatrix, Vector3};
 pub type Block3<T> = SMatrix<T, 3, 6>;
 
 /// Stacks a 3×3 position block and a 3×3 rotation block into `[P | R]`.
-#[inline]
+#[inline(always)]
 fn block<T: Real>(pos: &Matrix3<T>, rot: &Matrix3<T>) -> Block3<T> {
     let mut b = Block3::zeros();
     b.fixed_view_mut::<3, 3>(0, 0).copy_from(pos);
     b.fixed_view_mut::<3, 3>(0, 3).copy_from(rot);
     b
+}
+
+/// `m·Jᵀ` = `m·D_R(R J)` (22) for a joint frame rotation J, without the product when J
+/// is the identity (joint axes = body axes, the common case).
+#[inline(always)]
+fn mul_frame_transpose<T: Real, G: LieGroup<T>>(m: &Matrix3<T>, j: &G) -> Matrix3<T> {
+    if *j == G::identity() {
+        *m
+    } else {
+        m * j.to_matrix().transpose()
+    }
 }
 
 /// The joint frames of two sides at one state (paper (69)–(70)), with everything the
@@ -66,6 +77,7 @@ pub struct JointKinematics<T: Real, G: LieGroup<T>> {
 
 impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// Evaluates (69)–(70) for both sides.
+    #[inline(always)]
     pub fn new(
         pose1: &Pose<T, G>,
         frame1: &JointFrame<T, G>,
@@ -92,6 +104,7 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
 
     /// Δp = p̄₁ − p̄₂ and its 3×6 gradient blocks for body 1 and body 2:
     /// `[I | −R₁ r̂₁]` and `[−I | R₂ r̂₂]` (from (20)); dimensionless and m/rad.
+    #[inline(always)]
     pub fn position_error_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
         let i = Matrix3::identity();
         let d1 = self.body[0]
@@ -120,18 +133,15 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// Γ⁻¹ (27) is finite for |e| ≤ π, so this never produces NaN for finite input;
     /// at |e| = π the rotation error itself jumps (Log's branch cut), so keep
     /// constraints away from relative rotations of π.
+    #[inline(always)]
     pub fn rotation_error_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
         let e = self.rotation_error();
         let g = right_jacobian_inv(&e);
         let z = Matrix3::zeros();
         // (28) then (22): D_{R₁}(R̄₁ ⊟ R̄₂) = Γ⁻¹(e)·D_{R₁}(R₁J₁) = Γ⁻¹(e)·J₁ᵀ.
-        let j1 = self.body[0]
-            .rotation
-            .jacobian_compose_lhs(&self.frame[0].rotation);
-        let j2 = self.body[1]
-            .rotation
-            .jacobian_compose_lhs(&self.frame[1].rotation);
-        (e, [block(&z, &(g * j1)), block(&z, &(-g.transpose() * j2))])
+        let rot1 = mul_frame_transpose(&g, &self.frame[0].rotation);
+        let rot2 = -mul_frame_transpose(&g.transpose(), &self.frame[1].rotation);
+        (e, [block(&z, &rot1), block(&z, &rot2)])
     }
 
     /// u = R̄₁ᵀ(p̄₂ − p̄₁) (m, joint frame of side 1): where side 2's joint origin is,
@@ -148,6 +158,7 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// body 1 `[−R̄₁ᵀ | J₁ᵀ (R₁ᵀ(p̄₂ − p₁))^]`, body 2 `[R̄₁ᵀ | −R̄₁ᵀ R₂ r̂₂]`
     /// (dimensionless and m/rad). This is the corrected (174): both p̄₁ and R̄₁ depend
     /// on R₁ (`proofs/joint_kinematics.md`).
+    #[inline(always)]
     pub fn relative_position_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
         let rbar1_t = self.joint[0].rotation.to_matrix().transpose();
         let j1_t = self.frame[0].rotation.to_matrix().transpose();
@@ -175,6 +186,7 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// θ_rev (73) and its 1×6 gradient rows for body 1 and body 2 (row 3 of
     /// [`JointKinematics::rotation_error_gradient`], i.e. (162)–(163) with [·]₃ in place
     /// of [·]₁₋₂), rad/m = 0 and rad/rad.
+    #[inline(always)]
     pub fn revolute_angle_gradient(&self) -> (T, [RowVector6<T>; 2]) {
         let (e, [g1, g2]) = self.rotation_error_gradient();
         (e[2], [g1.row(2).into_owned(), g2.row(2).into_owned()])
@@ -189,6 +201,7 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
 
     /// d_pr (80) and its 1×6 gradient rows for body 1 and body 2 (row 3 of
     /// [`JointKinematics::relative_position_gradient`]), dimensionless and m/rad.
+    #[inline(always)]
     pub fn prismatic_offset_gradient(&self) -> (T, [RowVector6<T>; 2]) {
         let (u, [g1, g2]) = self.relative_position_gradient();
         (u[2], [g1.row(2).into_owned(), g2.row(2).into_owned()])

@@ -33,9 +33,9 @@ pub trait JointKind: Copy + PartialEq + Send + Sync + 'static {
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>);
 }
 
-/// The output of [`JointKind::write`]: the constraint rows written so far into a cleared
-/// [`ConstraintEval`], and which sides are bodies (a fixed-world side keeps a zero
-/// gradient block).
+/// The output of [`JointKind::write`]: the constraint rows written so far into a
+/// [`ConstraintEval`], and which sides are bodies (the gradient block of a fixed-world
+/// side is not written: it stays as the caller left it, zero if cleared).
 pub struct JointRows<'a, T: Real> {
     out: &'a mut ConstraintEval<T>,
     active: [bool; 2],
@@ -46,7 +46,7 @@ impl<T: Real> JointRows<'_, T> {
     /// Appends the components `src` of a 3-vector quantity, given as `(value, gradient)`
     /// with one 3×6 block per side (as returned by the [`JointKinematics`] methods), as
     /// the next `src.len()` constraint rows.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, (value, gradient): (Vector3<T>, [Block3<T>; 2]), src: Range<usize>) {
         let first = self.next;
         self.next += src.len();
@@ -240,10 +240,11 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, 
     /// (impossible for a joint accepted by [`crate::xpbd::World::add_constraint`]) the
     /// values are NaN and the gradients zero.
     fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>) {
-        let Some(k) = self.attachments.kinematics(bodies) else {
+        let Some([b1, b2]) = self.attachments.side_bodies(bodies) else {
             write_missing(out, K::DIM);
             return;
         };
+        let k = self.attachments.kinematics_of(b1, b2);
         let mut rows = JointRows {
             out,
             active: self.attachments.bodies().map(|b| b.is_some()),
@@ -256,6 +257,13 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, 
             "{} wrote a wrong number of rows",
             K::NAME
         );
+    }
+
+    /// True: [`JointKind::write`] pushes all [`JointKind::DIM`] rows, and
+    /// [`JointRows::push`] writes every column of a pushed row for each side that is a
+    /// body.
+    fn evaluate_overwrites(&self) -> bool {
+        true
     }
 
     fn compliance(&self, row: usize) -> T {

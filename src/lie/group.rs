@@ -117,7 +117,14 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     /// (20) `D_R(R p) = −R p̂` (3×3).
     #[inline]
     fn jacobian_act(&self, p: &Vector3<T>) -> Matrix3<T> {
-        -self.to_matrix() * so3::hat(p)
+        // −R p̂ column by column: column j is −R(p × e_j).
+        let r = self.to_matrix();
+        let (c0, c1, c2) = (r.column(0), r.column(1), r.column(2));
+        Matrix3::from_columns(&[
+            c2 * p.y - c1 * p.z,
+            c0 * p.z - c2 * p.x,
+            c1 * p.x - c0 * p.y,
+        ])
     }
 
     /// `D_R(Rᵀ p) = (Rᵀp)^` (3×3), from (20) and (21) by the chain rule.

@@ -3,7 +3,9 @@
 //! Exp (31) with the hat map θ ↦ θ/2 (32): `Exp(θ) = cos(|θ|/2) + (θ/|θ|)·sin(|θ|/2)`.
 //! Log picks the short way: q and −q are the same rotation, so the quaternion is
 //! first flipped to w ≥ 0 and `Log(q) = 2·atan2(|v|, w)·v/|v|`, giving |θ| ≤ π and
-//! `q ⊟ (−q) = 0`. nalgebra's own `scaled_axis` returns 0 for |v| ≤ 1e-7 in f32 and is
+//! `q ⊟ (−q) = 0`; for small angles (|v|/w below [`Real::SERIES_ATAN`]) atan(x)/x is
+//! summed as a series in x² = |v|²/w² instead. Exp of a small θ takes sin(θ/2)/θ and
+//! cos(θ/2) from their series in θ² (no `sin_cos`). nalgebra's own `scaled_axis` returns 0 for |v| ≤ 1e-7 in f32 and is
 //! not used.
 
 use super::error::LieError;
@@ -23,6 +25,21 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
 
     #[inline]
     fn exp(theta: &Vector3<T>) -> Self {
+        // Small angles: sin(θ/2)/θ = ½·sinc(θ/2) and cos(θ/2) = 1 − (θ/2)²·α(θ/2) from
+        // their series in (θ/2)², with neither a square root nor sin_cos.
+        let h2 = theta.norm_squared() * c::<T>(0.25);
+        if let (Some(sinc), Some(alpha)) = (
+            so3::series_sq(h2, T::SERIES_SINC, &so3::SINC_SERIES),
+            so3::series_sq(h2, T::SERIES_ALPHA, &so3::ALPHA_SERIES),
+        ) {
+            let s = sinc * c::<T>(0.5);
+            return UnitQuaternion::new_unchecked(Quaternion::new(
+                T::one() - h2 * alpha,
+                theta.x * s,
+                theta.y * s,
+                theta.z * s,
+            ));
+        }
         // sin(θ/2)/θ and cos(θ/2) from one sin_cos (series sinc near 0).
         let half = theta.norm() * c::<T>(0.5);
         let (sh, ch) = half.sin_cos();
@@ -42,7 +59,17 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
         } else {
             (q.w, q.imag())
         };
-        let n = v.norm();
+        // Small angles (tan(θ/2) = |v|/w below the atan series cut-off):
+        // θ = 2·atan(x), x = |v|/w, so θ·v/|v| = v·2·(atan(x)/x)/w, from |v|² without a
+        // square root or atan2.
+        let vv = v.norm_squared();
+        if w > T::zero() {
+            let inv_w = T::one() / w;
+            if let Some(a) = so3::series_sq(vv * inv_w * inv_w, T::SERIES_ATAN, &so3::ATAN_SERIES) {
+                return v * (c::<T>(2.0) * a * inv_w);
+            }
+        }
+        let n = vv.sqrt();
         if n == T::zero() {
             // |v|² underflowed (|θ| below ~1e-154 in f64, ~1e-19 in f32) or q = ±1: then
             // θ = 2v to within rounding, and v = 0 exactly for the identity.

@@ -52,6 +52,14 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     const SERIES_ALPHA_PRIME: SeriesCut;
     /// Series cut-off and length for [`crate::lie::so3::beta_prime_over_theta`].
     const SERIES_BETA_PRIME: SeriesCut;
+    /// A shorter series for [`crate::lie::so3::gamma_inv_coeff`] at small angles (the
+    /// joints' rotation errors): below this cut-off fewer terms of the same series reach
+    /// the same accuracy.
+    const SERIES_GAMMA_INV_SHORT: SeriesCut;
+    /// Series cut-off and length for atan(x)/x, in x = tan θ (matrix Log) or
+    /// x = tan(θ/2) (quaternion Log): below the cut-off the Logs take θ from this series
+    /// instead of `atan2`, and need no square root.
+    const SERIES_ATAN: SeriesCut;
 
     /// Half-width (rad) of the window below π in which the matrix Log takes the rotation
     /// axis from the symmetric part of R instead of its skew part. The skew part carries
@@ -100,6 +108,12 @@ impl Real for f64 {
     /// (α − 3β)/θ² cancels by a factor ≥ 4.7 on all of [0, 3.2] (~60/θ² near 0), so
     /// the series covers all of [0, π]. First omitted term at 3.2: 0.02ε relative.
     const SERIES_BETA_PRIME: SeriesCut = SeriesCut::new(3.2, 13);
+    /// Ratio of successive terms ≤ 1.7e-4 at 0.1 rad; the tail after 5 terms is
+    /// 6.3e-19 = 0.003ε relative there (after 4 it would be 11ε).
+    const SERIES_GAMMA_INV_SHORT: SeriesCut = SeriesCut::new(0.1, 5);
+    /// atan(x)/x = Σ (−1)ᵏx²ᵏ/(2k+1) has no cancellation for x < 1; at x = 0.1 the first
+    /// omitted term x¹⁶/17 = 5.9e-18 = 0.03ε relative.
+    const SERIES_ATAN: SeriesCut = SeriesCut::new(0.1, 8);
     /// 0.5 rad: outside it the skew-part axis is accurate to ε/sin(π−0.5) ≈ 2ε.
     fn log_pi_window() -> Self {
         0.5
@@ -144,6 +158,11 @@ impl Real for f32 {
     const SERIES_ALPHA_PRIME: SeriesCut = SeriesCut::new(3.2, 9);
     /// As for f64. First omitted term at 3.2: 0.04ε relative.
     const SERIES_BETA_PRIME: SeriesCut = SeriesCut::new(3.2, 8);
+    /// As for f64. Tail after 3 terms at 0.1 rad: 1e-11 = 1e-4ε relative (after 2 it
+    /// would be 0.34ε).
+    const SERIES_GAMMA_INV_SHORT: SeriesCut = SeriesCut::new(0.1, 3);
+    /// As for f64. First omitted term at x = 0.1: x⁸/9 = 1.1e-9 = 0.009ε relative.
+    const SERIES_ATAN: SeriesCut = SeriesCut::new(0.1, 4);
     /// 0.5 rad, as for f64; a 1e-2 window left 4e-6 errors in f32.
     fn log_pi_window() -> Self {
         0.5

@@ -15,7 +15,9 @@
 //! cot(θ/2)/(2θ), which has no 0/0 at θ = π.
 //!
 //! The matrix Log uses θ = atan2(|s|, (tr R − 1)/2) with s the axial vector of the skew
-//! part (never `acos`, which loses half the digits near 0 and π), and within
+//! part (never `acos`, which loses half the digits near 0 and π) — for small angles
+//! (tan θ below [`Real::SERIES_ATAN`]) θ/sin θ as the series of atan(x)/x in
+//! x² = |s|²/cos²θ, divided by cos θ — and within
 //! [`Real::log_pi_window`] of π takes the axis from the symmetric part of R, with its
 //! sign from s. It never returns NaN for a finite rotation matrix.
 
@@ -59,6 +61,20 @@ fn series<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
     Some(acc)
 }
 
+/// As [`series`], from θ² (no square root): Horner's rule on the first `cut.terms` of
+/// `coeffs` at x² = `theta_sq`, or `None` when θ² ≥ `cut.cutoff`² (and for a NaN θ²).
+#[inline(always)]
+pub(crate) fn series_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
+    if !(theta_sq < c::<T>(cut.cutoff * cut.cutoff)) {
+        return None;
+    }
+    let mut acc = T::zero();
+    for &k in coeffs[..cut.terms].iter().rev() {
+        acc = acc * theta_sq + c::<T>(k);
+    }
+    Some(acc)
+}
+
 // Series coefficients (of θ⁰, θ², θ⁴, …), from the Taylor expansions of the definitions:
 // sin θ = Σ (−1)ᵏ θ²ᵏ⁺¹/(2k+1)! and cos θ = Σ (−1)ᵏ θ²ᵏ/(2k)! give
 //   sinc  = Σₖ (−1)ᵏ θ²ᵏ/(2k+1)!,   α = Σₖ (−1)ᵏ θ²ᵏ/(2k+2)!,   β = Σₖ (−1)ᵏ θ²ᵏ/(2k+3)!;
@@ -67,7 +83,7 @@ fn series<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
 //   γ = (1 − (θ/2)cot(θ/2))/θ² = Σₙ≥₁ |B₂ₙ| θ²ⁿ⁻²/(2n)!.
 // Each table holds at least as many terms as the longest `SeriesCut::terms` using it; the
 // values are the f64 nearest the exact rationals.
-const SINC_SERIES: [f64; 6] = [
+pub(crate) const SINC_SERIES: [f64; 6] = [
     1.0,
     -0.16666666666666666,
     0.008333333333333333,
@@ -75,7 +91,7 @@ const SINC_SERIES: [f64; 6] = [
     2.7557319223985893e-06,
     -2.505210838544172e-08,
 ];
-const ALPHA_SERIES: [f64; 5] = [
+pub(crate) const ALPHA_SERIES: [f64; 5] = [
     0.5,
     -0.041666666666666664,
     0.001388888888888889,
@@ -116,6 +132,17 @@ const GAMMA_INV_SERIES: [f64; 21] = [
     9.336734257095045e-31,
     2.36502241570063e-32,
     5.990671762482134e-34,
+];
+// atan(x)/x = Σₖ (−1)ᵏ x²ᵏ/(2k+1) (for the Logs, in x = tan θ or tan(θ/2)).
+pub(crate) const ATAN_SERIES: [f64; 8] = [
+    1.0,
+    -0.3333333333333333,
+    0.2,
+    -0.14285714285714285,
+    0.1111111111111111,
+    -0.09090909090909091,
+    0.07692307692307693,
+    -0.06666666666666667,
 ];
 const ALPHA_PRIME_SERIES: [f64; 14] = [
     -0.08333333333333333,
@@ -177,15 +204,30 @@ pub fn beta<T: Real>(theta: T) -> T {
 
 /// γ(θ) = 1/θ² − (1 + cos θ)/(2θ sin θ), the coefficient of θ̂² in Γ⁻¹ (27).
 ///
-/// Series below [`Real::SERIES_GAMMA_INV`]; above, evaluated as 1/θ² − cot(θ/2)/(2θ),
+/// Series below [`Real::SERIES_GAMMA_INV`] (with the shorter [`Real::SERIES_GAMMA_INV_SHORT`]
+/// at small angles); above, evaluated as 1/θ² − cot(θ/2)/(2θ),
 /// which is finite at θ = π (γ(π) = 1/π²). Singular at |θ| = 2π, where Γ is not
 /// invertible; Log never returns |θ| > π.
 #[inline]
 pub fn gamma_inv_coeff<T: Real>(theta: T) -> T {
-    series(theta, T::SERIES_GAMMA_INV, &GAMMA_INV_SERIES).unwrap_or_else(|| {
-        let h = theta * c::<T>(0.5);
-        T::one() / (theta * theta) - h.cos() / (c::<T>(2.0) * theta * h.sin())
-    })
+    let t2 = theta * theta;
+    series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
+        .or_else(|| series(theta, T::SERIES_GAMMA_INV, &GAMMA_INV_SERIES))
+        .unwrap_or_else(|| gamma_inv_closed(theta))
+}
+
+/// γ(θ) in closed form, 1/θ² − cot(θ/2)/(2θ) (for θ at or above the series cut-off).
+#[inline(never)]
+fn gamma_inv_closed<T: Real>(theta: T) -> T {
+    let h = theta * c::<T>(0.5);
+    T::one() / (theta * theta) - h.cos() / (c::<T>(2.0) * theta * h.sin())
+}
+
+/// γ(θ) of [`gamma_inv_coeff`] from θ² (no square root below the series cut-offs).
+#[inline]
+fn gamma_inv_coeff_sq<T: Real>(t2: T) -> T {
+    series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
+        .unwrap_or_else(|| gamma_inv_coeff(t2.sqrt()))
 }
 
 /// α'(θ)/θ where α is [`alpha`]: (sin θ/θ − 2α)/θ². Finite at 0 (−1/12).
@@ -263,7 +305,17 @@ pub fn log_matrix<T: Real>(r: &Matrix3<T>) -> Vector3<T> {
     // s = sin θ · axis, cos θ from the trace.
     let s = vee(r);
     let cos_t = (r.trace() - one) * half;
-    let sin_t = s.norm();
+    // Small angles (tan θ below the atan series cut-off): θ = atan(x), x = sin θ/cos θ,
+    // so s·θ/sin θ = s·(atan(x)/x)/cos θ, from |s|² without a square root or atan2.
+    let ss = s.norm_squared();
+    if cos_t > T::zero() {
+        let inv_c = one / cos_t;
+        let x2 = ss * inv_c * inv_c;
+        if let Some(a) = series_sq(x2, T::SERIES_ATAN, &ATAN_SERIES) {
+            return s * (a * inv_c);
+        }
+    }
+    let sin_t = ss.sqrt();
     let theta = sin_t.atan2(cos_t);
     if theta < T::pi() - T::log_pi_window() {
         if sin_t == T::zero() {
@@ -316,9 +368,25 @@ pub fn right_jacobian<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
 /// `Γ⁻¹ = I + ½θ̂ + (1/θ² − (1 + cos θ)/(2θ sin θ))·θ̂²`. Valid for |θ| < 2π.
 #[inline]
 pub fn right_jacobian_inv<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
-    let t = theta.norm();
-    let k = hat(theta);
-    Matrix3::identity() + k * c::<T>(0.5) + k * k * gamma_inv_coeff(t)
+    let (x, y, z) = (theta.x, theta.y, theta.z);
+    let (xx, yy, zz) = (x * x, y * y, z * z);
+    let g = gamma_inv_coeff_sq(xx + yy + zz);
+    let h = c::<T>(0.5);
+    let one = T::one();
+    // I + ½θ̂ + γ·θ̂², θ̂² = θθᵀ − |θ|²I written out entry by entry.
+    let (gxy, gxz, gyz) = (g * x * y, g * x * z, g * y * z);
+    let (hx, hy, hz) = (h * x, h * y, h * z);
+    Matrix3::new(
+        one - g * (yy + zz),
+        gxy - hz,
+        gxz + hy,
+        gxy + hz,
+        one - g * (xx + zz),
+        gyz - hx,
+        gxz - hy,
+        gyz + hx,
+        one - g * (xx + yy),
+    )
 }
 
 /// Contraction of the third-order tensor ∂Γ/∂θ with a vector `w` over Γ's column index

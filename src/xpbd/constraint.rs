@@ -74,8 +74,19 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     fn bodies(&self) -> [Option<BodyId>; MAX_BODIES];
 
     /// Writes C(x) and ∇C(x) at the bodies' current poses into `out` (which the caller
-    /// has cleared). `bodies` is the world's whole body list, indexed by [`BodyId`].
+    /// has cleared, unless [`Constraint::evaluate_overwrites`] says it need not).
+    /// `bodies` is the world's whole body list, indexed by [`BodyId`].
     fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>);
+
+    /// Whether [`Constraint::evaluate`] writes every entry the solver reads, whatever
+    /// `out` held before: rows 0..[`Constraint::dim`] of `value` and all six columns of
+    /// those rows of the gradient block of every slot that names a body. The world then
+    /// skips clearing `out` before the call, so rows from `dim` on and the block of a
+    /// world slot may hold values of another constraint; the solver never reads them.
+    /// Default: false (`out` is cleared first).
+    fn evaluate_overwrites(&self) -> bool {
+        false
+    }
 
     /// Compliance α of row `row` (inverse stiffness; 0 = hard), in the constraint's
     /// units squared per joule (m/N for length rows, rad/(N·m) for angle rows).

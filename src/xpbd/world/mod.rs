@@ -50,6 +50,8 @@ struct Slot<T: Real, G: LieGroup<T>> {
     // the solver, the damping pass and the residuals.
     enabled: bool,
     breaking: Option<Box<breaking::Breaking<T>>>,
+    // Constraint::evaluate_overwrites: the evaluation buffer need not be cleared first.
+    overwrites: bool,
 }
 
 /// A simulation: bodies, constraints and solver options.
@@ -192,6 +194,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             lambda_lo[row] = lo;
             lambda_hi[row] = hi;
         }
+        let overwrites = constraint.evaluate_overwrites();
         self.slots.push(Slot {
             constraint,
             lambda: SVector::zeros(),
@@ -205,6 +208,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             lambda_hi,
             enabled: true,
             breaking: None,
+            overwrites,
         });
         Ok(ConstraintId(self.slots.len() - 1))
     }
@@ -331,9 +335,11 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     }
 
     fn evaluate(&mut self, k: usize) {
-        self.eval.value.fill(T::zero());
-        for g in &mut self.eval.gradient {
-            g.fill(T::zero());
+        if !self.slots[k].overwrites {
+            self.eval.value.fill(T::zero());
+            for g in &mut self.eval.gradient {
+                g.fill(T::zero());
+            }
         }
         self.slots[k]
             .constraint
@@ -395,47 +401,159 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// Block projection (124). Returns false if the system was not positive definite
     /// (e.g. redundant rows), in which case nothing was changed.
     fn project_block(&mut self, k: usize, inv_h2: T) -> bool {
-        let n = self.slots[k].dim;
         let masses = [self.inv_mass_diag(k, 0), self.inv_mass_diag(k, 1)];
         if masses.iter().all(|m| m.is_none()) {
             return true;
         }
         self.evaluate(k);
+        // One copy of the solve per row count, so that every loop below has constant
+        // bounds (unrolled, no bounds checks).
+        match self.slots[k].dim {
+            1 => self.project_block_n::<1>(k, inv_h2, &masses),
+            2 => self.project_block_n::<2>(k, inv_h2, &masses),
+            3 => self.project_block_n::<3>(k, inv_h2, &masses),
+            4 => self.project_block_n::<4>(k, inv_h2, &masses),
+            5 => self.project_block_n::<5>(k, inv_h2, &masses),
+            _ => self.project_block_n::<MAX_ROWS>(k, inv_h2, &masses),
+        }
+    }
+
+    /// [`Self::project_block`] for a constraint of `N` rows (already evaluated).
+    #[inline(always)]
+    fn project_block_n<const N: usize>(
+        &mut self,
+        k: usize,
+        inv_h2: T,
+        masses: &[Option<(usize, SVector<T, 6>)>; MAX_BODIES],
+    ) -> bool {
         let slot = &self.slots[k];
-        // Lower triangle of A = Σ_b ∇C_b 𝓜_b⁻¹ ∇C_bᵀ + α̃ over the n used rows.
-        let mut a = SMatrix::<T, MAX_ROWS, MAX_ROWS>::zeros();
+        let eval = &self.eval;
+        // Lower triangle of A = Σ_b ∇C_b 𝓜_b⁻¹ ∇C_bᵀ + α̃ over the N rows.
+        let mut a = [[T::zero(); N]; N];
         for (s, m) in masses.iter().enumerate() {
             if let Some((_, w)) = m {
-                let g = &self.eval.gradient[s];
-                for i in 0..n {
-                    for j in 0..=i {
-                        let mut acc = T::zero();
-                        for c in 0..6 {
-                            acc += g[(i, c)] * w[c] * g[(j, c)];
+                let g = &eval.gradient[s];
+                // Σ over the six columns c of the rank-one terms (w_c g_c) g_cᵀ, g_c
+                // the N used entries of column c (contiguous, so each row of A is
+                // updated with vector operations). The whole square is written; only
+                // the lower triangle is read, and the compiler drops the rest.
+                for c in 0..6 {
+                    let mut gc = [T::zero(); N];
+                    gc.copy_from_slice(&g.column(c).as_slice()[..N]);
+                    let wc = w[c];
+                    for i in 0..N {
+                        let x = gc[i] * wc;
+                        for j in 0..N {
+                            a[i][j] += x * gc[j];
                         }
-                        a[(i, j)] += acc;
                     }
                 }
             }
         }
-        let mut dl = SVector::<T, MAX_ROWS>::zeros();
-        for j in 0..n {
+        let mut dl = [T::zero(); N];
+        for j in 0..N {
             let alpha = slot.compliance[j] * inv_h2;
-            a[(j, j)] += alpha;
-            dl[j] = -self.eval.value[j] - alpha * slot.lambda[j];
+            a[j][j] += alpha;
+            dl[j] = -eval.value[j] - alpha * slot.lambda[j];
         }
-        if !cholesky_solve_in_place(&mut a, &mut dl, n) {
+        if !ldlt_solve_fixed(&mut a, &mut dl) {
             return false;
         }
-        self.slots[k].lambda += dl;
+        // Δx_b = 𝓜_b⁻¹ ∇C_bᵀ Δλ.
+        let mut dx = [SVector::<T, 6>::zeros(); MAX_BODIES];
         for (s, m) in masses.iter().enumerate() {
-            if let Some((b, w)) = m {
-                let dx = self.eval.gradient[s].tr_mul(&dl);
-                self.apply(*b, w, &dx);
+            if let Some((_, w)) = m {
+                let g = &eval.gradient[s];
+                for c in 0..6 {
+                    let mut acc = T::zero();
+                    for (i, d) in dl.iter().enumerate() {
+                        acc += g[(i, c)] * *d;
+                    }
+                    dx[s][c] = acc * w[c];
+                }
+            }
+        }
+        let lambda = &mut self.slots[k].lambda;
+        for (l, d) in lambda.iter_mut().zip(dl.iter()) {
+            *l += *d;
+        }
+        for (s, m) in masses.iter().enumerate() {
+            if let Some((b, _)) = m {
+                let d = &dx[s];
+                self.bodies[*b].apply_correction(
+                    &Vector3::new(d[0], d[1], d[2]),
+                    &Vector3::new(d[3], d[4], d[5]),
+                );
             }
         }
         true
     }
+}
+
+/// Solves `A x = b` for a symmetric positive definite `A` of fixed size `N` (lower
+/// triangle used, overwritten) by its LDLᵀ factorisation (L unit lower triangular, D
+/// diagonal: the Cholesky factor is L·√D), `b` overwritten by x. Every loop bound is a
+/// constant, and there is one division per row (1/Dⱼⱼ) and no square root. Returns
+/// false, leaving `b` unusable, if a pivot Dⱼⱼ (the square of the Cholesky pivot) is not
+/// positive relative to its diagonal entry, as [`cholesky_solve_in_place`] rejects it,
+/// or the solution is not finite.
+#[inline(always)]
+fn ldlt_solve_fixed<T: Real, const N: usize>(a: &mut [[T; N]; N], b: &mut [T; N]) -> bool {
+    // Every inner loop runs over 0..N with a test on the index, so that it unrolls fully
+    // and the outer loops then do too (a trip count depending on the outer index would
+    // keep runtime loops).
+    let tiny = T::default_epsilon() * crate::lie::real::c(64.0);
+    let mut inv_d = [T::zero(); N];
+    for j in 0..N {
+        // v_k = L_jk D_kk for k < j.
+        let mut v = [T::zero(); N];
+        let diag = a[j][j];
+        let mut d = diag;
+        for k in 0..N {
+            if k < j {
+                v[k] = a[j][k] * a[k][k];
+                d -= a[j][k] * v[k];
+            }
+        }
+        // A non-finite pivot (NaN from bad input) is rejected too.
+        if !d.is_finite() || d <= tiny * diag.abs() {
+            return false;
+        }
+        a[j][j] = d;
+        let inv = T::one() / d;
+        inv_d[j] = inv;
+        for i in 0..N {
+            if i > j {
+                let mut s = a[i][j];
+                for k in 0..N {
+                    if k < j {
+                        s -= a[i][k] * v[k];
+                    }
+                }
+                a[i][j] = s * inv;
+            }
+        }
+    }
+    for i in 0..N {
+        let mut s = b[i];
+        for k in 0..N {
+            if k < i {
+                s -= a[i][k] * b[k];
+            }
+        }
+        b[i] = s;
+    }
+    for ii in 0..N {
+        let i = N - 1 - ii;
+        let mut s = b[i] * inv_d[i];
+        for k in 0..N {
+            if k > i {
+                s -= a[k][i] * b[k];
+            }
+        }
+        b[i] = s;
+    }
+    b.iter().all(|x| x.is_finite())
 }
 
 /// Solves `A x = b` for the leading n×n block of a symmetric positive definite `A`

@@ -1,0 +1,63 @@
+//! Runs the triple pendulum (Section 9.1) for a number of steps, for instruction counts
+//! per `World::step` under callgrind:
+//!
+//! ```text
+//! cargo build --release --example step_profile
+//! valgrind --tool=callgrind --toggle-collect='*measured_steps*' \
+//!     target/release/examples/step_profile block matrix f64 10000
+//! callgrind_annotate --inclusive=yes callgrind.out.<pid>
+//! ```
+//!
+//! Arguments: solver (`block`, `rows`), rotation (`matrix`, `quaternion`), scalar
+//! (`f64`, `f32`), number of measured steps (after 500 warm-up steps, so the joints
+//! carry load). Only `measured_steps` is collected with the toggle above: its total
+//! divided by the step count is the cost of one step.
+
+use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
+use lie_xpbd::xpbd::{SolveMode, World};
+use std::hint::black_box;
+
+#[inline(never)]
+fn measured_steps<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, steps: usize) {
+    for _ in 0..steps {
+        world.step().expect("the pendulum does not diverge");
+        black_box(&*world);
+    }
+}
+
+fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize) {
+    let cfg = PendulumConfig {
+        solve_mode: mode,
+        ..PendulumConfig::default()
+    };
+    let mut world = pendulum::build::<T, G>(&cfg).expect("the default pendulum is valid");
+    for _ in 0..500 {
+        world.step().expect("the pendulum does not diverge");
+    }
+    measured_steps(&mut world, steps);
+    let p = world.bodies()[2].position;
+    println!(
+        "{} {} {} after {} steps: p2 = {p:?}",
+        mode.name(),
+        G::NAME,
+        T::NAME,
+        500 + steps
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |i: usize, default: &str| args.get(i).cloned().unwrap_or_else(|| default.into());
+    let mode = match arg(1, "block").as_str() {
+        "rows" => SolveMode::Rows,
+        _ => SolveMode::Block,
+    };
+    let steps: usize = arg(4, "10000").parse().expect("a step count");
+    match (arg(2, "matrix").as_str(), arg(3, "f64").as_str()) {
+        ("quaternion", "f32") => run::<f32, UnitQuaternion<f32>>(mode, steps),
+        ("quaternion", _) => run::<f64, UnitQuaternion<f64>>(mode, steps),
+        (_, "f32") => run::<f32, SO3Matrix<f32>>(mode, steps),
+        _ => run::<f64, SO3Matrix<f64>>(mode, steps),
+    }
+}
