@@ -225,7 +225,7 @@ fn gamma_inv_closed<T: Real>(theta: T) -> T {
 
 /// γ(θ) of [`gamma_inv_coeff`] from θ² (no square root below the series cut-offs).
 #[inline]
-fn gamma_inv_coeff_sq<T: Real>(t2: T) -> T {
+pub(crate) fn gamma_inv_coeff_sq<T: Real>(t2: T) -> T {
     series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
         .unwrap_or_else(|| gamma_inv_coeff(t2.sqrt()))
 }

@@ -431,7 +431,10 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         if self.corrected {
             let a = self.predicted_angular_velocity * h;
             let c = <UnitQuaternion<T> as LieGroup<T>>::log(&self.correction);
-            let linear = crate::lie::so3::right_jacobian_inv(&a) * c;
+            // Γ⁻¹(a)·c = c + ½ a×c + γ(|a|) a×(a×c) (27), as vectors.
+            let ac = a.cross(&c);
+            let g = crate::lie::so3::gamma_inv_coeff_sq(a.norm_squared());
+            let linear = c + ac * crate::lie::real::c::<T>(0.5) + a.cross(&ac) * g;
             let full = <UnitQuaternion<T> as LieGroup<T>>::log(&self.rotation_increment) - a;
             let rest = full - linear;
             let noise = T::default_epsilon() * crate::lie::real::c::<T>(64.0) * a.norm();
