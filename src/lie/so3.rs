@@ -65,7 +65,7 @@ fn series<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
 /// `coeffs` at x² = `theta_sq`, or `None` when θ² ≥ `cut.cutoff`² (and for a NaN θ²).
 #[inline(always)]
 pub(crate) fn series_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
-    if !(theta_sq < c::<T>(cut.cutoff * cut.cutoff)) {
+    if theta_sq.partial_cmp(&c::<T>(cut.cutoff * cut.cutoff)) != Some(std::cmp::Ordering::Less) {
         return None;
     }
     let mut acc = T::zero();

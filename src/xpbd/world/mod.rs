@@ -498,6 +498,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 /// positive relative to its diagonal entry, as [`cholesky_solve_in_place`] rejects it,
 /// or the solution is not finite.
 #[inline(always)]
+// The loops run over the fixed row count N and index several arrays in step (L, D, v, b),
+// so that they unroll; iterators would obscure the factorisation.
+#[allow(clippy::needless_range_loop)]
 fn ldlt_solve_fixed<T: Real, const N: usize>(a: &mut [[T; N]; N], b: &mut [T; N]) -> bool {
     // Every inner loop runs over 0..N with a test on the index, so that it unrolls fully
     // and the outer loops then do too (a trip count depending on the outer index would
