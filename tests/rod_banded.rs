@@ -44,47 +44,13 @@
 use lie_xpbd::lie::Real;
 use lie_xpbd::rod::banded::{rod_block_bandwidth, BandedError, Block, BlockBandedMatrix};
 use nalgebra::{DMatrix, DVector, SMatrix, SVector};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 // ---------------------------------------------------------------------------------
 // Counting allocator (per thread, so parallel tests do not disturb each other)
 // ---------------------------------------------------------------------------------
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> u64 {
-    ALLOCATIONS.with(|c| c.get())
-}
+mod alloc_counter;
+use alloc_counter::allocations;
 
 // ---------------------------------------------------------------------------------
 // Random banded SPD systems

@@ -29,49 +29,14 @@ use lie_xpbd::lie::{real::c, LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::rod::{FemRod, FemRodError, Integration, RodClamp, RodMaterial, StraightRod};
 use lie_xpbd::xpbd::{Body, BodyId, SolverOptions, System, World, XpbdError};
 use nalgebra::Vector3;
-use std::alloc::{GlobalAlloc, Layout, System as SystemAlloc};
-use std::cell::Cell;
 use std::sync::OnceLock;
 
 const REST_WINDOW: usize = 200;
 const REF_ELEMENTS: usize = 40;
 const DAMPING: f64 = 0.2;
 
-/// Counts allocations made by the current thread (tests run in parallel threads).
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { SystemAlloc.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { SystemAlloc.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        unsafe { SystemAlloc.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { SystemAlloc.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> u64 {
-    ALLOCATIONS.with(|c| c.get())
-}
+mod alloc_counter;
+use alloc_counter::allocations;
 
 /// The Section 9.2 material (ν = 0.4, see the module docs).
 fn material<T: Real>() -> RodMaterial<T> {

@@ -9,47 +9,9 @@ use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
 use lie_xpbd::xpbd::{Body, SolveMode, SolverOptions, World};
 use nalgebra::Vector3;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
-/// Counts allocations (alloc, alloc_zeroed, realloc) made by the current thread, so
-/// tests running in parallel threads do not disturb each other.
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    // `try_with`: during thread teardown the slot may be gone; such allocations are not
-    // in a measured region.
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> u64 {
-    ALLOCATIONS.with(|c| c.get())
-}
+mod alloc_counter;
+use alloc_counter::allocations;
 
 /// Builds the triple pendulum (3 bodies, 3 revolute joints, 4 substeps so the substep
 /// loop runs more than once), takes 10 steps to reach a steady state, then counts the
