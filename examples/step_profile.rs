@@ -11,7 +11,9 @@
 //! Arguments: solver (`block`, `rows`), rotation (`matrix`, `quaternion`), scalar
 //! (`f64`, `f32`), number of measured steps (after 500 warm-up steps, so the joints
 //! carry load). Only `measured_steps` is collected with the toggle above: its total
-//! divided by the step count is the cost of one step.
+//! divided by the step count is the cost of one step. A fifth argument `time` also
+//! prints the fastest wall time per step over chunks of 1000 steps (a rough figure on a
+//! shared machine; the criterion bench `pendulum` is the reference).
 
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
@@ -26,7 +28,7 @@ fn measured_steps<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, steps: usize
     }
 }
 
-fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize) {
+fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool) {
     let cfg = PendulumConfig {
         solve_mode: mode,
         ..PendulumConfig::default()
@@ -36,6 +38,15 @@ fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize) {
         world.step().expect("the pendulum does not diverge");
     }
     measured_steps(&mut world, steps);
+    if time {
+        let mut best = f64::INFINITY;
+        for _ in 0..steps.div_ceil(1000) {
+            let t = std::time::Instant::now();
+            measured_steps(&mut world, 1000);
+            best = best.min(t.elapsed().as_secs_f64() / 1000.0);
+        }
+        println!("fastest {:.3} µs per step", best * 1e6);
+    }
     let p = world.bodies()[2].position;
     println!(
         "{} {} {} after {} steps: p2 = {p:?}",
@@ -54,10 +65,11 @@ fn main() {
         _ => SolveMode::Block,
     };
     let steps: usize = arg(4, "10000").parse().expect("a step count");
+    let time = arg(5, "") == "time";
     match (arg(2, "matrix").as_str(), arg(3, "f64").as_str()) {
-        ("quaternion", "f32") => run::<f32, UnitQuaternion<f32>>(mode, steps),
-        ("quaternion", _) => run::<f64, UnitQuaternion<f64>>(mode, steps),
-        (_, "f32") => run::<f32, SO3Matrix<f32>>(mode, steps),
-        _ => run::<f64, SO3Matrix<f64>>(mode, steps),
+        ("quaternion", "f32") => run::<f32, UnitQuaternion<f32>>(mode, steps, time),
+        ("quaternion", _) => run::<f64, UnitQuaternion<f64>>(mode, steps, time),
+        (_, "f32") => run::<f32, SO3Matrix<f32>>(mode, steps, time),
+        _ => run::<f64, SO3Matrix<f64>>(mode, steps, time),
     }
 }

@@ -27,7 +27,7 @@
 //! too, which turns p̄₂ − p̄₁ into p̄₂ − p₁ (the body position, not the joint point).
 
 use super::frame::JointFrame;
-use crate::lie::so3::right_jacobian_inv;
+use crate::lie::so3::right_jacobian_inv_inline as right_jacobian_inv;
 use crate::lie::Pose;
 use crate::lie::{LieGroup, Real};
 use nalgebra::{Matrix3, RowVector6, SMatrix, Vector3};

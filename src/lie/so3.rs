@@ -267,6 +267,18 @@ pub fn sinc_alpha<T: Real>(theta: T) -> (T, T) {
     }
 }
 
+/// [`sinc_alpha`] from θ² (no square root below the series cut-offs).
+#[inline(always)]
+pub(crate) fn sinc_alpha_sq<T: Real>(theta_sq: T) -> (T, T) {
+    match (
+        series_sq(theta_sq, T::SERIES_SINC, &SINC_SERIES),
+        series_sq(theta_sq, T::SERIES_ALPHA, &ALPHA_SERIES),
+    ) {
+        (Some(s), Some(a)) => (s, a),
+        _ => sinc_alpha(theta_sq.sqrt()),
+    }
+}
+
 /// Exp (6) of a rotation vector θ (rad, any length) as a 3×3 rotation matrix
 /// (Rodrigues): `I + (sin θ/θ)·θ̂ + ((1 − cos θ)/θ²)·θ̂²`, written out entry by entry
 /// with `θ̂² = θθᵀ − |θ|²I`.
@@ -368,6 +380,13 @@ pub fn right_jacobian<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
 /// `Γ⁻¹ = I + ½θ̂ + (1/θ² − (1 + cos θ)/(2θ sin θ))·θ̂²`. Valid for |θ| < 2π.
 #[inline]
 pub fn right_jacobian_inv<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
+    right_jacobian_inv_inline(theta)
+}
+
+/// [`right_jacobian_inv`], always inlined (for the joints' evaluation, where the rows a
+/// joint does not use are then never computed).
+#[inline(always)]
+pub(crate) fn right_jacobian_inv_inline<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
     let (x, y, z) = (theta.x, theta.y, theta.z);
     let (xx, yy, zz) = (x * x, y * y, z * z);
     let g = gamma_inv_coeff_sq(xx + yy + zz);

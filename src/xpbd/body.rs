@@ -359,11 +359,14 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// the rounded Ω and ω, whose rounding would repeat step after step).
     fn predict_rotation(&self, h: T) -> (UnitQuaternion<T>, Vector3<T>, Vector3<T>) {
         let i = self.inertia;
-        let lhs = |phi: &Vector3<T>| {
-            let (a, b) = crate::lie::so3::sinc_alpha(phi.norm());
+        // a, b, 𝓘φ and a·𝓘φ + b·φ × 𝓘φ at φ.
+        #[inline(always)]
+        fn lhs<T: Real>(i: &Vector3<T>, phi: &Vector3<T>) -> (T, T, Vector3<T>, Vector3<T>) {
+            let (a, b) = crate::lie::so3::sinc_alpha_sq(phi.norm_squared());
             let ip = i.component_mul(phi);
             (a, b, ip, ip * a + phi.cross(&ip) * b)
-        };
+        }
+        let lhs = |phi: &Vector3<T>| lhs(&i, phi);
         let w = self.angular_velocity;
         let phi_w = w * h;
         let (a, b, ip, _) = lhs(&phi_w);
@@ -523,10 +526,19 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 
     /// Whether every state entry is finite.
     pub fn is_finite(&self) -> bool {
-        self.position.iter().all(|x| x.is_finite())
-            && self.velocity.iter().all(|x| x.is_finite())
-            && self.angular_velocity.iter().all(|x| x.is_finite())
-            && self.orientation.to_matrix().iter().all(|x| x.is_finite())
+        // x·0 is 0 for finite x and NaN for ±∞ or NaN, and NaN stays NaN in a sum: one
+        // test instead of one per entry.
+        let r = self.orientation.to_matrix();
+        let z = T::zero();
+        let (p, v, w) = (&self.position, &self.velocity, &self.angular_velocity);
+        let mut acc = z;
+        for i in 0..3 {
+            acc += p[i] * z + v[i] * z + w[i] * z;
+        }
+        for x in r.iter() {
+            acc += *x * z;
+        }
+        acc == z
     }
 
     /// The pose at the start of the last substep, (pⁿ, Rⁿ).
