@@ -407,8 +407,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 let g = &eval.gradient[s];
                 // Σ over the six columns c of the rank-one terms (w_c g_c) g_cᵀ, g_c
                 // the N used entries of column c (contiguous, so each row of A is
-                // updated with vector operations). The whole square is written; only
-                // the lower triangle is read, and the compiler drops the rest.
+                // updated with vector operations).
                 for c in 0..6 {
                     let mut gc = [T::zero(); N];
                     gc.copy_from_slice(&g.column(c).as_slice()[..N]);
@@ -416,7 +415,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                     for i in 0..N {
                         let x = gc[i] * wc;
                         for j in 0..N {
-                            a[i][j] += x * gc[j];
+                            if j <= i {
+                                a[i][j] += x * gc[j];
+                            }
                         }
                     }
                 }
