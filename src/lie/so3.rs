@@ -65,10 +65,11 @@ fn series<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
 /// `coeffs` at x² = `theta_sq`, or `None` when θ² ≥ `cut.cutoff`² (and for a NaN θ²).
 #[inline(always)]
 pub(crate) fn series_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
-    if !(theta_sq < c::<T>(cut.cutoff * cut.cutoff)) {
-        return None;
+    if theta_sq < c::<T>(cut.cutoff * cut.cutoff) {
+        Some(horner_sq(theta_sq, cut, coeffs))
+    } else {
+        None
     }
-    Some(horner_sq(theta_sq, cut, coeffs))
 }
 
 /// Horner's rule on the first `cut.terms` of `coeffs` at x² = `theta_sq`, unchecked

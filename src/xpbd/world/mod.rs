@@ -470,6 +470,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 /// false, leaving `b` unusable, if a pivot Dⱼⱼ (the square of the Cholesky pivot) is not
 /// positive relative to its diagonal entry, as [`cholesky_solve_in_place`] rejects it,
 /// or the solution is not finite.
+// Index loops on purpose: each runs over 0..N with a test on the index (see below).
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn ldlt_solve_fixed<T: Real, const N: usize>(a: &mut [[T; N]; N], b: &mut [T; N]) -> bool {
     // Every inner loop runs over 0..N with a test on the index, so that it unrolls fully
