@@ -38,10 +38,7 @@ pub type Block3<T> = SMatrix<T, 3, 6>;
 /// Stacks a 3×3 position block and a 3×3 rotation block into `[P | R]`.
 #[inline(always)]
 fn block<T: Real>(pos: &Matrix3<T>, rot: &Matrix3<T>) -> Block3<T> {
-    let mut b = Block3::zeros();
-    b.fixed_view_mut::<3, 3>(0, 0).copy_from(pos);
-    b.fixed_view_mut::<3, 3>(0, 3).copy_from(rot);
-    b
+    Block3::from_fn(|r, c| if c < 3 { pos[(r, c)] } else { rot[(r, c - 3)] })
 }
 
 /// `m·Jᵀ` = `m·D_R(R J)` (22) for a joint frame rotation J, without the product when J

@@ -50,11 +50,17 @@ impl<T: Real> JointRows<'_, T> {
     pub fn push(&mut self, (value, gradient): (Vector3<T>, [Block3<T>; 2]), src: Range<usize>) {
         let first = self.next;
         self.next += src.len();
+        let [g0, g1] = gradient;
         for (row, c) in (first..).zip(src) {
             self.out.value[row] = value[c];
-            for (slot, g) in gradient.iter().enumerate() {
-                if self.active[slot] {
-                    self.out.gradient[slot].row_mut(row).copy_from(&g.row(c));
+            if self.active[0] {
+                for col in 0..6 {
+                    self.out.gradient[0][(row, col)] = g0[(c, col)];
+                }
+            }
+            if self.active[1] {
+                for col in 0..6 {
+                    self.out.gradient[1][(row, col)] = g1[(c, col)];
                 }
             }
         }

@@ -63,11 +63,10 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
         // θ = 2·atan(x), x = |v|/w, so θ·v/|v| = v·2·(atan(x)/x)/w, from |v|² without a
         // square root or atan2.
         let vv = v.norm_squared();
-        if w > T::zero() {
+        if w > T::zero() && so3::atan_series_applies(vv, w) {
             let inv_w = T::one() / w;
-            if let Some(a) = so3::series_sq(vv * inv_w * inv_w, T::SERIES_ATAN, &so3::ATAN_SERIES) {
-                return v * (c::<T>(2.0) * a * inv_w);
-            }
+            let a = so3::horner_sq(vv * inv_w * inv_w, T::SERIES_ATAN, &so3::ATAN_SERIES);
+            return v * (c::<T>(2.0) * a * inv_w);
         }
         let n = vv.sqrt();
         if n == T::zero() {

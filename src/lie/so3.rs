@@ -65,14 +65,30 @@ fn series<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
 /// `coeffs` at x² = `theta_sq`, or `None` when θ² ≥ `cut.cutoff`² (and for a NaN θ²).
 #[inline(always)]
 pub(crate) fn series_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
-    if theta_sq.partial_cmp(&c::<T>(cut.cutoff * cut.cutoff)) != Some(std::cmp::Ordering::Less) {
-        return None;
+    if theta_sq < c::<T>(cut.cutoff * cut.cutoff) {
+        Some(horner_sq(theta_sq, cut, coeffs))
+    } else {
+        None
     }
+}
+
+/// Horner's rule on the first `cut.terms` of `coeffs` at x² = `theta_sq`, unchecked
+/// (the caller has checked θ² against the cut-off).
+#[inline(always)]
+pub(crate) fn horner_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> T {
     let mut acc = T::zero();
     for &k in coeffs[..cut.terms].iter().rev() {
         acc = acc * theta_sq + c::<T>(k);
     }
-    Some(acc)
+    acc
+}
+
+/// Whether x² = `num`/`den`² is below the atan series cut-off, tested without dividing
+/// (`den` > 0 is checked by the caller).
+#[inline(always)]
+pub(crate) fn atan_series_applies<T: Real>(num: T, den: T) -> bool {
+    let cut = T::SERIES_ATAN.cutoff;
+    num < c::<T>(cut * cut) * (den * den)
 }
 
 // Series coefficients (of θ⁰, θ², θ⁴, …), from the Taylor expansions of the definitions:
@@ -320,12 +336,10 @@ pub fn log_matrix<T: Real>(r: &Matrix3<T>) -> Vector3<T> {
     // Small angles (tan θ below the atan series cut-off): θ = atan(x), x = sin θ/cos θ,
     // so s·θ/sin θ = s·(atan(x)/x)/cos θ, from |s|² without a square root or atan2.
     let ss = s.norm_squared();
-    if cos_t > T::zero() {
+    if cos_t > T::zero() && atan_series_applies(ss, cos_t) {
         let inv_c = one / cos_t;
-        let x2 = ss * inv_c * inv_c;
-        if let Some(a) = series_sq(x2, T::SERIES_ATAN, &ATAN_SERIES) {
-            return s * (a * inv_c);
-        }
+        let a = horner_sq(ss * inv_c * inv_c, T::SERIES_ATAN, &ATAN_SERIES);
+        return s * (a * inv_c);
     }
     let sin_t = ss.sqrt();
     let theta = sin_t.atan2(cos_t);

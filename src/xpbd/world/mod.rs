@@ -435,8 +435,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 let g = &eval.gradient[s];
                 // Σ over the six columns c of the rank-one terms (w_c g_c) g_cᵀ, g_c
                 // the N used entries of column c (contiguous, so each row of A is
-                // updated with vector operations). The whole square is written; only
-                // the lower triangle is read, and the compiler drops the rest.
+                // updated with vector operations).
                 for c in 0..6 {
                     let mut gc = [T::zero(); N];
                     gc.copy_from_slice(&g.column(c).as_slice()[..N]);
@@ -444,7 +443,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                     for i in 0..N {
                         let x = gc[i] * wc;
                         for j in 0..N {
-                            a[i][j] += x * gc[j];
+                            if j <= i {
+                                a[i][j] += x * gc[j];
+                            }
                         }
                     }
                 }
@@ -497,6 +498,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 /// false, leaving `b` unusable, if a pivot Dⱼⱼ (the square of the Cholesky pivot) is not
 /// positive relative to its diagonal entry, as [`cholesky_solve_in_place`] rejects it,
 /// or the solution is not finite.
+// Index loops on purpose: each runs over 0..N with a test on the index (see below).
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 // The loops run over the fixed row count N and index several arrays in step (L, D, v, b),
 // so that they unroll; iterators would obscure the factorisation.
