@@ -498,8 +498,6 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 /// false, leaving `b` unusable, if a pivot Dⱼⱼ (the square of the Cholesky pivot) is not
 /// positive relative to its diagonal entry, as [`cholesky_solve_in_place`] rejects it,
 /// or the solution is not finite.
-// Index loops on purpose: each runs over 0..N with a test on the index (see below).
-#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 // The loops run over the fixed row count N and index several arrays in step (L, D, v, b),
 // so that they unroll; iterators would obscure the factorisation.
