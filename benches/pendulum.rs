@@ -1,6 +1,8 @@
 //! Time of ONE substep (`World::substep`) of the triple pendulum (Section 9.1, Table 1),
 //! for each solver (block, rows), rotation representation (matrix, quaternion) and
-//! scalar (f64, f32).
+//! scalar (f64, f32), as the shipped scene sets it (with the primal correction pass,
+//! `SolverOptions::primal_correction`), and block and rows without the pass
+//! (`block_uncorrected`, `rows_uncorrected`: the paper's plain XPBD step).
 //!
 //! Run with `cargo bench --bench pendulum`; criterion writes its estimates (mean,
 //! median, …) to `target/criterion/pendulum_substep/<solver>/<rotation>_<scalar>/`.
@@ -15,9 +17,10 @@ use std::time::Duration;
 
 /// The pendulum with the paper's settings and `mode`, swinging for 0.5 s so the
 /// joints carry load and the bodies have turned (not the special case at rest).
-fn swinging<T: Real, G: LieGroup<T>>(mode: SolveMode) -> World<T, G> {
+fn swinging<T: Real, G: LieGroup<T>>(mode: SolveMode, pass: bool) -> World<T, G> {
     let cfg = PendulumConfig {
         solve_mode: mode,
+        primal_correction: pass,
         ..PendulumConfig::default()
     };
     let mut world = pendulum::build::<T, G>(&cfg).expect("the default pendulum is valid");
@@ -32,9 +35,15 @@ fn swinging<T: Real, G: LieGroup<T>>(mode: SolveMode) -> World<T, G> {
 fn bench_variant<T: Real, G: LieGroup<T>>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     mode: SolveMode,
+    pass: bool,
 ) {
-    let mut world = swinging::<T, G>(mode);
-    let id = BenchmarkId::new(mode.name(), format!("{}_{}", G::NAME, T::NAME));
+    let mut world = swinging::<T, G>(mode, pass);
+    let name = if pass {
+        mode.name().to_string()
+    } else {
+        format!("{}_uncorrected", mode.name())
+    };
+    let id = BenchmarkId::new(name, format!("{}_{}", G::NAME, T::NAME));
     group.bench_function(id, |b| {
         b.iter(|| {
             world.substep();
@@ -45,18 +54,20 @@ fn bench_variant<T: Real, G: LieGroup<T>>(
 
 fn substep(c: &mut Criterion) {
     let mut group = c.benchmark_group("pendulum_substep");
-    for mode in [SolveMode::Block, SolveMode::Rows] {
-        bench_variant::<f64, SO3Matrix<f64>>(&mut group, mode);
-        bench_variant::<f64, UnitQuaternion<f64>>(&mut group, mode);
-        bench_variant::<f32, SO3Matrix<f32>>(&mut group, mode);
-        bench_variant::<f32, UnitQuaternion<f32>>(&mut group, mode);
+    for pass in [true, false] {
+        for mode in [SolveMode::Block, SolveMode::Rows] {
+            bench_variant::<f64, SO3Matrix<f64>>(&mut group, mode, pass);
+            bench_variant::<f64, UnitQuaternion<f64>>(&mut group, mode, pass);
+            bench_variant::<f32, SO3Matrix<f32>>(&mut group, mode, pass);
+            bench_variant::<f32, UnitQuaternion<f32>>(&mut group, mode, pass);
+        }
     }
     group.finish();
 }
 
 criterion_group! {
     name = benches;
-    // Eight variants at ~4 s each: a full run stays well under a minute.
+    // Sixteen variants at ~4 s each: a full run takes about a minute.
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))

@@ -13,7 +13,9 @@
 //! carry load). Only `measured_steps` is collected with the toggle above: its total
 //! divided by the step count is the cost of one step. A fifth argument `time` also
 //! prints the fastest wall time per step over chunks of 1000 steps (a rough figure on a
-//! shared machine; the criterion bench `pendulum` is the reference).
+//! shared machine; the criterion bench `pendulum` is the reference). An argument
+//! `primal_correction` anywhere turns on the primal correction pass (as the shipped
+//! scene does); without it the step is the paper's plain XPBD step.
 
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
@@ -28,9 +30,10 @@ fn measured_steps<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, steps: usize
     }
 }
 
-fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool) {
+fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool, pc: bool) {
     let cfg = PendulumConfig {
         solve_mode: mode,
+        primal_correction: pc,
         ..PendulumConfig::default()
     };
     let mut world = pendulum::build::<T, G>(&cfg).expect("the default pendulum is valid");
@@ -66,10 +69,11 @@ fn main() {
     };
     let steps: usize = arg(4, "10000").parse().expect("a step count");
     let time = arg(5, "") == "time";
+    let pc = args.iter().any(|a| a == "primal_correction");
     match (arg(2, "matrix").as_str(), arg(3, "f64").as_str()) {
-        ("quaternion", "f32") => run::<f32, UnitQuaternion<f32>>(mode, steps, time),
-        ("quaternion", _) => run::<f64, UnitQuaternion<f64>>(mode, steps, time),
-        (_, "f32") => run::<f32, SO3Matrix<f32>>(mode, steps, time),
-        _ => run::<f64, SO3Matrix<f64>>(mode, steps, time),
+        ("quaternion", "f32") => run::<f32, UnitQuaternion<f32>>(mode, steps, time, pc),
+        ("quaternion", _) => run::<f64, UnitQuaternion<f64>>(mode, steps, time, pc),
+        (_, "f32") => run::<f32, SO3Matrix<f32>>(mode, steps, time, pc),
+        _ => run::<f64, SO3Matrix<f64>>(mode, steps, time, pc),
     }
 }

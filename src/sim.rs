@@ -178,6 +178,10 @@ pub trait Simulation: Send {
     fn lambda(&self, j: usize, out: &mut Vec<f64>);
     /// The joints that broke so far ([`crate::xpbd::World::breaks`]), in order.
     fn breaks(&self) -> Vec<Break>;
+    /// Whether the primal correction pass acts in this world: asked for
+    /// ([`crate::xpbd::SolverOptions::primal_correction`]) and not skipped
+    /// ([`crate::xpbd::World::primal_correction_applies`]).
+    fn primal_correction(&self) -> bool;
 }
 
 /// A joint that broke (its force or torque exceeded `break_force` / `break_torque`).
@@ -267,6 +271,10 @@ impl<T: Real, G: LieGroup<T>> Simulation for SceneSimulation<T, G> {
         if let Some(l) = self.built.world.lambda(ConstraintId(j)) {
             out.extend(l.iter().map(|x| x.to_f64()));
         }
+    }
+    fn primal_correction(&self) -> bool {
+        let w = &self.built.world;
+        w.options().primal_correction && w.primal_correction_applies()
     }
     fn breaks(&self) -> Vec<Break> {
         self.built

@@ -162,6 +162,7 @@ fn chain<T: Real, G: LieGroup<T>>(
         iterations: setting.iterations,
         solve_mode: setting.mode,
         gravity: v(gravity.x, gravity.y, gravity.z),
+        primal_correction: false,
     };
     let mut world = World::<T, G>::new(options).unwrap();
     let (a, b) = (LENGTH, WIDTH);
@@ -576,6 +577,7 @@ fn limited_pendulum<T: Real, G: LieGroup<T>>(theta0: f64, omega0: f64) -> (f64, 
         iterations: 10,
         solve_mode: SolveMode::Block,
         gravity: v(0.0, -9.81, 0.0),
+        primal_correction: false,
     };
     let mut world = World::<T, G>::new(options).unwrap();
     // θ_rev = [I ⊟ R]₃ = −(body angle about z).

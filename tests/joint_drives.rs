@@ -451,6 +451,7 @@ fn options<T: Real>(gravity: f64) -> SolverOptions<T> {
         iterations: 4,
         solve_mode: SolveMode::Block,
         gravity: v(0.0, -gravity, 0.0),
+        primal_correction: false,
     }
 }
 

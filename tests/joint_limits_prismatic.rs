@@ -169,6 +169,7 @@ fn options<T: Real>(iterations: usize) -> SolverOptions<T> {
         iterations,
         solve_mode: SolveMode::Block,
         gravity: v(0.0, -9.81, 0.0),
+        primal_correction: false,
     }
 }
 

@@ -67,6 +67,7 @@ fn spring<T: Real, G: LieGroup<T>>(
         iterations: 1,
         solve_mode: mode,
         gravity: Vector3::new(T::zero(), c(g), T::zero()),
+        primal_correction: false,
     })
     .unwrap();
     let (p, r) = match dof {

@@ -467,6 +467,11 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> Constraint<T, G> for NormedJoint<T,
         K::NAME
     }
 
+    /// False: the gradient of a norm ‖d‖ is d/‖d‖, which jumps at d = 0.
+    fn continuous_gradient(&self) -> bool {
+        false
+    }
+
     fn dim(&self) -> usize {
         Self::DIM
     }

@@ -286,6 +286,12 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
         KIND
     }
 
+    /// False for the normed form ([`Self::normed`]), whose rows are norms; true for
+    /// the vector form.
+    fn continuous_gradient(&self) -> bool {
+        !self.normed
+    }
+
     fn dim(&self) -> usize {
         let p = self.position.iter().filter(|&&b| b).count();
         if self.normed {

@@ -5,9 +5,13 @@
 //! The two shipped scenes, `pendulum` (100 s) and `rps` (10 s), each in the paper's
 //! three solve modes ([`MODES`]): `block` (vector constraints, block solves (124)),
 //! `rows` (vector constraints, one row at a time (56)) and `scalar` (the normed
-//! constraints of Section 5.1, row by row). Every run is an ordinary
-//! [`super::run::run_scene`] with `--set solver.mode=MODE` into `DIR/SCENE_MODE/` (its
-//! CSV files, plots and summary are there as for `lie-xpbd run`).
+//! constraints of Section 5.1, row by row), as the scene files set them: both turn on
+//! the primal correction pass ([`crate::xpbd::SolverOptions::primal_correction`]),
+//! which never acts on the normed joints. Then `block_uncorrected` and
+//! `rows_uncorrected`: the same without the pass, the paper's plain XPBD step
+//! ([`RUNS`]). Every run is an ordinary [`super::run::run_scene`] with
+//! `--set solver.mode=MODE` (and `solver.primal_correction=false`) into
+//! `DIR/SCENE_RUN/` (its CSV files, plots and summary are there as for `lie-xpbd run`).
 //!
 //! # What is reported
 //! From each run's `residuals.csv` (the residuals (51)–(52) after every step):
@@ -23,8 +27,9 @@
 //! prescribed direction after the first 0.1 s (rad), from `states.csv`.
 //!
 //! Files in `DIR`, written whole when the study completes: `summary.json` (keyed
-//! `{scene: {mode: {...}}}`, see [`ModeResult`]), `summary.md` (the table and the
-//! ratios of the modes' medians), and per scene `SCENE_primal.png` and
+//! `{scene: {run: {...}}}` with the run keys of [`RUNS`], see [`ModeResult`]),
+//! `summary.md` (the table and the ratios of the modes' medians, with and without the
+//! pass), and per scene `SCENE_primal.png` and
 //! `SCENE_constraint.png`: the residual of every mode against time on a log axis.
 
 use super::files::{OutputDir, OutputError};
@@ -40,6 +45,19 @@ use thiserror::Error;
 
 /// The solve modes compared, in the paper's order.
 pub const MODES: [&str; 3] = ["block", "rows", "scalar"];
+
+/// The runs of every scene, as (key in `summary.json`, solve mode, primal correction
+/// pass forced off): the three modes as the scene files set them (the shipped scenes
+/// turn the pass on; it never acts on the normed joints of `scalar` mode), then
+/// `block` and `rows` without the pass (the paper's plain XPBD step), so that the
+/// modes also compare as the paper ran them.
+pub const RUNS: [(&str, &str, bool); 5] = [
+    ("block", "block", false),
+    ("rows", "rows", false),
+    ("scalar", "scalar", false),
+    ("block_uncorrected", "block", true),
+    ("rows_uncorrected", "rows", true),
+];
 
 /// End of the early window of the medians, s (the paper compares 0–15 s).
 pub const EARLY_WINDOW_S: f64 = 15.0;
@@ -94,6 +112,9 @@ pub struct ModeResult {
     pub apart_time_s: Option<f64>,
     /// Time per substep, µs (steps alone).
     pub substep_us: f64,
+    /// Whether the primal correction pass acted
+    /// ([`crate::xpbd::SolverOptions::primal_correction`]).
+    pub primal_correction: bool,
     /// How the run ended (`completed`, `diverged`, `interrupted`, `failed`).
     pub status: RunStatus,
     /// Steps taken.
@@ -104,7 +125,7 @@ pub struct ModeResult {
     pub max_normal_error_rad: Option<f64>,
 }
 
-/// `{scene: {mode: result}}`, the contents of `summary.json`.
+/// `{scene: {run: result}}` (run keys of [`RUNS`]), the contents of `summary.json`.
 pub type RigidReport = BTreeMap<String, BTreeMap<String, ModeResult>>;
 
 /// Why `reproduce rigid` failed.
@@ -141,7 +162,7 @@ pub enum ReproduceError {
     Output(#[from] OutputError),
 }
 
-fn load(name: &str, mode: &str, seconds: f64) -> Result<Scene, ReproduceError> {
+fn load(name: &str, mode: &str, seconds: f64, plain: bool) -> Result<Scene, ReproduceError> {
     let err = |source| ReproduceError::Scene {
         scene: name.into(),
         source: Box::new(source),
@@ -150,6 +171,11 @@ fn load(name: &str, mode: &str, seconds: f64) -> Result<Scene, ReproduceError> {
         .expect("shipped scene")
         .map_err(err)?;
     scene.set("solver.mode", mode).map_err(err)?;
+    if plain {
+        scene
+            .set("solver.primal_correction", "false")
+            .map_err(err)?;
+    }
     scene
         .set("run.duration", &format!("{seconds:?}"))
         .map_err(err)?;
@@ -248,6 +274,7 @@ fn analyse(
         blowup_time_s: blowup,
         apart_time_s: apart,
         substep_us: summary.time_per_substep_us,
+        primal_correction: summary.settings.primal_correction,
         status: summary.status,
         steps: summary.steps,
         max_normal_error_rad,
@@ -292,17 +319,17 @@ pub fn reproduce_rigid(
     }
     dir.check_targets(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
     let mut report = RigidReport::new();
-    let total = scenes.len() * MODES.len();
+    let total = scenes.len() * RUNS.len();
     let mut k = 0;
     'all: for (scene_name, seconds) in scenes {
-        for mode in MODES {
+        for (key, mode, plain) in RUNS {
             if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
                 break 'all;
             }
-            progress(k, total, scene_name, mode);
+            progress(k, total, scene_name, key);
             k += 1;
-            let scene = load(scene_name, mode, seconds)?;
-            let run_dir = out.join(format!("{scene_name}_{mode}"));
+            let scene = load(scene_name, mode, seconds, plain)?;
+            let run_dir = out.join(format!("{scene_name}_{key}"));
             let run_opts = RunOptions {
                 rotation: opts.rotation,
                 scalar: opts.scalar,
@@ -313,14 +340,14 @@ pub fn reproduce_rigid(
             let summary =
                 run_scene(&scene, &run_opts, interrupt).map_err(|source| ReproduceError::Run {
                     scene: scene_name.into(),
-                    mode: mode.into(),
+                    mode: key.into(),
                     source: Box::new(source),
                 })?;
             let result = analyse(&run_dir, scene_name, &summary)?;
             report
                 .entry(scene_name.to_string())
                 .or_default()
-                .insert(mode.to_string(), result);
+                .insert(key.to_string(), result);
         }
         plots(&mut dir, out, scene_name, report.get(scene_name))?;
     }
@@ -346,12 +373,12 @@ fn plots(
         ),
     ] {
         let mut series = Vec::new();
-        for mode in MODES.iter().filter(|m| runs.contains_key(**m)) {
+        for mode in RUNS.iter().map(|r| r.0).filter(|m| runs.contains_key(*m)) {
             let path = out.join(format!("{scene}_{mode}")).join("residuals.csv");
             let mut s =
                 series_from_csv(&path, "t", &[column], 4000).map_err(|e| read_err(&path, e))?;
             for x in &mut s {
-                x.label = (*mode).to_string();
+                x.label = mode.to_string();
             }
             series.extend(s);
         }
@@ -387,12 +414,14 @@ pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
         "Pendulum {} s, 3-RPS {} s; {} rotations in {}. Residuals (51)–(52) after every step; medians are exact over the recorded steps.\n\n",
         opts.pendulum_seconds, opts.rps_seconds, opts.rotation, opts.scalar
     );
-    s += "| scene | mode | median primal 0–15 s | median constraint 0–15 s | median primal | median constraint | blow-up (s) | apart > 1e-2 (s) | µs/substep | status |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "The shipped scenes turn on the primal correction pass (`solver.primal_correction`: after the projections, every body moves by −𝓜⁻¹r, r the residual of (51) at the end state); it never acts on the normed joints of `scalar` mode, whose gradients jump at C = 0. `block_uncorrected` and `rows_uncorrected` are the paper's plain XPBD step.\n\n";
+    s += "| scene | run | primal correction | median primal 0–15 s | median constraint 0–15 s | median primal | median constraint | blow-up (s) | apart > 1e-2 (s) | µs/substep | status |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (scene, runs) in report {
-        for mode in MODES {
+        for (mode, _, _) in RUNS {
             let Some(r) = runs.get(mode) else { continue };
             s += &format!(
-                "| {scene} | {mode} | {} | {} | {} | {} | {} | {} | {:.3} | {:?} |\n",
+                "| {scene} | {mode} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {:?} |\n",
+                if r.primal_correction { "on" } else { "off" },
                 e(r.median_primal_0_15),
                 e(r.median_constraint_0_15),
                 e(r.median_primal),
@@ -404,36 +433,41 @@ pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
             );
         }
     }
-    s += "\n## Ratios of the medians over 0–15 s\n\n| scene | primal scalar/block | primal rows/block | constraint scalar/block | constraint rows/block | µs block/scalar |\n|---|---|---|---|---|---|\n";
+    s += "\n## Ratios of the medians over 0–15 s\n\n| scene | block, rows | primal scalar/block | primal rows/block | constraint scalar/block | constraint rows/block | µs block/scalar |\n|---|---|---|---|---|---|---|\n";
     for (scene, runs) in report {
-        let get = |m: &str, f: fn(&ModeResult) -> Option<f64>| runs.get(m).and_then(f);
-        s += &format!(
-            "| {scene} | {} | {} | {} | {} | {} |\n",
-            ratio(
-                get("scalar", |r| r.median_primal_0_15),
-                get("block", |r| r.median_primal_0_15)
-            ),
-            ratio(
-                get("rows", |r| r.median_primal_0_15),
-                get("block", |r| r.median_primal_0_15)
-            ),
-            ratio(
-                get("scalar", |r| r.median_constraint_0_15),
-                get("block", |r| r.median_constraint_0_15)
-            ),
-            ratio(
-                get("rows", |r| r.median_constraint_0_15),
-                get("block", |r| r.median_constraint_0_15)
-            ),
-            ratio(
-                get("block", |r| Some(r.substep_us)),
-                get("scalar", |r| Some(r.substep_us))
-            ),
-        );
+        for (block, rows, label) in [
+            ("block", "rows", "as the scene sets"),
+            ("block_uncorrected", "rows_uncorrected", "uncorrected"),
+        ] {
+            let get = |m: &str, f: fn(&ModeResult) -> Option<f64>| runs.get(m).and_then(f);
+            s += &format!(
+                "| {scene} | {label} | {} | {} | {} | {} | {} |\n",
+                ratio(
+                    get("scalar", |r| r.median_primal_0_15),
+                    get(block, |r| r.median_primal_0_15)
+                ),
+                ratio(
+                    get(rows, |r| r.median_primal_0_15),
+                    get(block, |r| r.median_primal_0_15)
+                ),
+                ratio(
+                    get("scalar", |r| r.median_constraint_0_15),
+                    get(block, |r| r.median_constraint_0_15)
+                ),
+                ratio(
+                    get(rows, |r| r.median_constraint_0_15),
+                    get(block, |r| r.median_constraint_0_15)
+                ),
+                ratio(
+                    get(block, |r| Some(r.substep_us)),
+                    get("scalar", |r| Some(r.substep_us))
+                ),
+            );
+        }
     }
     if let Some(runs) = report.get("rps") {
         s += "\n## 3-RPS: plate normal against its prescribed direction after 0.1 s\n\n";
-        for mode in MODES {
+        for (mode, _, _) in RUNS {
             if let Some(r) = runs.get(mode) {
                 s += &format!(
                     "- {mode}: largest angle {} rad\n",
@@ -442,6 +476,6 @@ pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
             }
         }
     }
-    s += "\nEach run's files (residuals.csv, states.csv, energy.csv, lambda.csv, plots, summary) are in `SCENE_MODE/`.\n";
+    s += "\nEach run's files (residuals.csv, states.csv, energy.csv, lambda.csv, plots, summary) are in `SCENE_RUN/`.\n";
     s
 }

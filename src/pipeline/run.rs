@@ -78,8 +78,12 @@ pub struct RunSettings {
     pub substeps: usize,
     /// Iterations per substep.
     pub iterations: usize,
-    /// `block` or `rows`.
+    /// `block`, `rows` or `scalar`.
     pub mode: String,
+    /// Whether the primal correction pass acted
+    /// ([`crate::xpbd::SolverOptions::primal_correction`]; skipped for the normed
+    /// constraints of `scalar` mode).
+    pub primal_correction: bool,
     /// Gravity, m/s².
     pub gravity: [f64; 3],
     /// Duration asked for, s.
@@ -305,6 +309,7 @@ pub fn run_scene(
         in_step,
         &stats,
     );
+    summary.settings.primal_correction = sim.primal_correction();
     summary.breaks = sim.breaks();
     let staged = (|| {
         out.stage_with(
@@ -393,6 +398,7 @@ fn summarize(
             crate::scene::ModeSpec::Rows => "rows".into(),
             crate::scene::ModeSpec::Scalar => "scalar".into(),
         },
+        primal_correction: false,
         gravity: f.solver.gravity,
         duration_s: f.run.duration,
         every: f.run.every,
@@ -547,8 +553,10 @@ pub fn markdown(s: &RunSummary) -> String {
     let st = &s.settings;
     let mut m = format!("# Run of `{}`\n\n", s.scene);
     m += &format!(
-        "Scene `{}`, {} rotations in {}, Δt = {} s, {} substep(s), {} iteration(s), {} solves; lie-xpbd {}.\n\n",
-        s.scene_origin, st.rotation, st.scalar, st.dt, st.substeps, st.iterations, st.mode, s.version
+        "Scene `{}`, {} rotations in {}, Δt = {} s, {} substep(s), {} iteration(s), {} solves{}; lie-xpbd {}.\n\n",
+        s.scene_origin, st.rotation, st.scalar, st.dt, st.substeps, st.iterations, st.mode,
+        if st.primal_correction { " with the primal correction pass" } else { "" },
+        s.version
     );
     if !st.overrides.is_empty() {
         m += &format!("Overrides: `{}`.\n\n", st.overrides.join("`, `"));

@@ -140,6 +140,7 @@ impl Scene {
                 ModeSpec::Scalar => SolveMode::Scalar,
             },
             gravity: v3::<T>(&file.solver.gravity),
+            primal_correction: file.solver.primal_correction,
         };
         let solver = FieldPath::root().key("solver");
         let mut world = World::<T, G>::new(options).map_err(|e| {

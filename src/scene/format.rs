@@ -106,6 +106,10 @@ pub struct SolverSpec {
     /// Gravitational acceleration, m/s², world frame.
     #[serde(default = "default_gravity")]
     pub gravity: [f64; 3],
+    /// The primal correction pass after the projections of every substep
+    /// ([`crate::xpbd::SolverOptions::primal_correction`]); default false.
+    #[serde(default)]
+    pub primal_correction: bool,
 }
 
 impl Default for SolverSpec {
@@ -116,6 +120,7 @@ impl Default for SolverSpec {
             iterations: 1,
             mode: ModeSpec::Block,
             gravity: default_gravity(),
+            primal_correction: false,
         }
     }
 }

@@ -108,6 +108,16 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
         T::zero()
     }
 
+    /// Whether ∇C is continuous where C = 0, the state a projection ends in. False for
+    /// a norm ‖d‖ (the scalar constraints of Section 5.1), whose gradient d/‖d‖ jumps
+    /// at d = 0. The primal correction pass
+    /// ([`crate::xpbd::SolverOptions::primal_correction`]) re-evaluates ∇C at the end
+    /// state and relies on it changing only a little over a small move, so a world
+    /// holding any enabled constraint that returns false skips that pass. Default: true.
+    fn continuous_gradient(&self) -> bool {
+        true
+    }
+
     /// Whether the solver may project all rows together with one dense solve (124)
     /// when it runs in block mode. Default: yes.
     fn solve_as_block(&self) -> bool {

@@ -31,6 +31,32 @@
 //! `ω = (R ⊟ Rⁿ)/h` (Alg. 1 line 10), and the velocity-level damping pass follows
 //! (lines 11–14, below).
 //!
+//! # The primal correction pass
+//! The Newton subproblem (53)–(55) neglects the residual of (51), so after a sweep
+//! 𝓜(x ⊟ x̃) = Σ ∇C(x_k)ᵀλ holds with each constraint's gradient at the state x_k it
+//! was projected at, not at the end state x: the constraint's own correction turns
+//! its lever arms, and later constraints of the sweep move its bodies again. With
+//! [`SolverOptions::primal_correction`], one pass after the sweeps (before line 10)
+//! re-evaluates every constraint at x and moves each body by
+//!
+//! ```text
+//! r = 𝓜(x ⊟ x̃) − ∇C(x)ᵀλ,      x ← x ⊞ (−𝓜⁻¹ r)
+//! ```
+//!
+//! with λ kept, so (51) then holds up to the change of ∇C(x)ᵀλ over that move, of
+//! second order in r, while (52) changes by ∇C 𝓜⁻¹r, of the order of r/m. x ⊟ x̃ is
+//! taken from the corrections applied since the prediction
+//! ([`Body::correction_since_prediction`]), not from the difference of two rounded
+//! poses, so the pass acts on the residual and not on f32 rounding. In the triple
+//! pendulum of Section 9.1 (Δt = 1 ms, one iteration, block solves) it lowers the
+//! median primal residual over 0–15 s from 3.35e-9 to 6.9e-13 and leaves the
+//! constraint residual at 2.08e-5, for one more evaluation of every constraint per
+//! substep (about 1.55× the instructions of the plain step). It needs gradients
+//! that are continuous at C = 0 ([`Constraint::continuous_gradient`]): for the
+//! normed joints of Section 5.1, whose gradient d/‖d‖ jumps there, it would undo
+//! their corrections (the pendulum in scalar mode blows up within 0.02 s), so a
+//! world holding one skips the pass ([`World::primal_correction_applies`]).
+//!
 //! # Velocity-level damping (Section 4.4)
 //! A row j may carry a Rayleigh damping b ≥ 0 (seconds, [`Constraint::damping`]). Its
 //! damping coefficient is β = b·α⁻¹, so that every row has the same ratio of damping

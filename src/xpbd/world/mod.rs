@@ -52,6 +52,8 @@ struct Slot<T: Real, G: LieGroup<T>> {
     breaking: Option<Box<breaking::Breaking<T>>>,
     // Constraint::evaluate_overwrites: the evaluation buffer need not be cleared first.
     overwrites: bool,
+    // Constraint::continuous_gradient, cached.
+    continuous: bool,
 }
 
 /// A simulation: bodies, constraints and solver options.
@@ -79,6 +81,8 @@ pub struct World<T: Real, G: LieGroup<T>> {
     substep_time: T,
     steps: u64,
     eval: ConstraintEval<T>,
+    // One 6-vector per body for the primal correction pass (sized in add_body).
+    primal_scratch: Vec<SVector<T, 6>>,
     // Breaks so far, in order, and whether any constraint can break.
     breaks: Vec<BreakEvent<T>>,
     breakable: bool,
@@ -100,6 +104,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             substep_time: T::zero(),
             steps: 0,
             eval: ConstraintEval::default(),
+            primal_scratch: Vec::new(),
             breaks: Vec::new(),
             breakable: false,
         })
@@ -122,6 +127,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             });
         }
         self.bodies.push(body);
+        self.primal_scratch.push(SVector::zeros());
         Ok(BodyId(self.bodies.len() - 1))
     }
 
@@ -195,6 +201,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             lambda_hi[row] = hi;
         }
         let overwrites = constraint.evaluate_overwrites();
+        let continuous = constraint.continuous_gradient();
         self.slots.push(Slot {
             constraint,
             lambda: SVector::zeros(),
@@ -209,6 +216,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             enabled: true,
             breaking: None,
             overwrites,
+            continuous,
         });
         Ok(ConstraintId(self.slots.len() - 1))
     }
@@ -319,6 +327,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                     self.project_rows(k, inv_h2);
                 }
             }
+        }
+        if self.options.primal_correction && self.primal_correction_applies() {
+            self.primal_correction_pass();
         }
         for b in &mut self.bodies {
             b.update_velocity(h);

@@ -3,7 +3,9 @@
 use super::{Residuals, World};
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::constraint::{ConstraintEval, MAX_BODIES};
-use nalgebra::SVector;
+#[cfg(doc)]
+use crate::xpbd::{Body, Constraint, SolverOptions};
+use nalgebra::{SVector, Vector3};
 
 impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// Primal and constraint residuals (51)–(52) at the current state, with the λ and
@@ -13,27 +15,44 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// Allocates one buffer of 6 scalars per body (the time step itself allocates
     /// nothing).
     pub fn residuals(&self) -> Residuals<T> {
+        let mut primal = vec![SVector::<T, 6>::zeros(); self.bodies.len()];
+        let csq = self.primal_vectors(&mut ConstraintEval::default(), &mut primal);
+        let psq = primal
+            .iter()
+            .fold(T::zero(), |acc, r| acc + r.norm_squared());
+        Residuals {
+            primal: psq.sqrt(),
+            constraint: csq.sqrt(),
+        }
+    }
+
+    /// Writes the primal residual (51) of every body into `primal` (one per body, zero
+    /// for fixed bodies): 𝓜(x ⊟ x̃) − Σ ∇C(x)ᵀλ over the enabled constraints and the
+    /// systems, at the current state, with x ⊟ x̃ from the corrections applied since
+    /// the prediction ([`Body::correction_since_prediction`]); returns the squared
+    /// constraint residual (52).
+    /// `eval` is scratch. Allocates nothing.
+    pub(super) fn primal_vectors(
+        &self,
+        eval: &mut ConstraintEval<T>,
+        primal: &mut [SVector<T, 6>],
+    ) -> T {
         let h = self.options.substep_dt();
         let inv_h2 = T::one() / (h * h);
-        // 𝓜(x ⊟ x̃) per body, then subtract ∇Cᵀλ.
-        let mut primal: Vec<SVector<T, 6>> = self
-            .bodies
-            .iter()
-            .map(|b| {
-                if b.is_fixed() {
-                    return SVector::zeros();
-                }
-                let (pp, rp) = b.predicted_pose();
-                let dp = (b.position - pp) * b.mass();
-                let dr = b.orientation.boxminus(&rp).component_mul(&b.inertia());
+        for (b, r) in self.bodies.iter().zip(primal.iter_mut()) {
+            *r = if b.is_fixed() {
+                SVector::zeros()
+            } else {
+                let (dp, dr) = b.correction_since_prediction();
+                let dp = dp * b.mass();
+                let dr = dr.component_mul(&b.inertia());
                 SVector::<T, 6>::from([dp.x, dp.y, dp.z, dr.x, dr.y, dr.z])
-            })
-            .collect();
+            };
+        }
         let mut csq = T::zero();
-        let mut eval = ConstraintEval::default();
         for slot in self.slots.iter().filter(|s| s.enabled) {
             eval.clear();
-            slot.constraint.evaluate(&self.bodies, &mut eval);
+            slot.constraint.evaluate(&self.bodies, eval);
             for j in 0..slot.dim {
                 let r = eval.value[j] + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
                 csq += r * r;
@@ -46,14 +65,40 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 }
             }
         }
-        csq += self.systems_residuals(inv_h2, &mut primal);
-        let psq = primal
-            .iter()
-            .fold(T::zero(), |acc, r| acc + r.norm_squared());
-        Residuals {
-            primal: psq.sqrt(),
-            constraint: csq.sqrt(),
+        csq + self.systems_residuals(inv_h2, primal)
+    }
+
+    /// Whether [`SolverOptions::primal_correction`] acts: false while any enabled
+    /// constraint has a gradient that jumps at C = 0
+    /// ([`Constraint::continuous_gradient`]), e.g. the normed joints of Section 5.1.
+    pub fn primal_correction_applies(&self) -> bool {
+        self.slots.iter().all(|s| !s.enabled || s.continuous)
+    }
+
+    /// The primal correction pass ([`SolverOptions::primal_correction`]): with the
+    /// primal residual r = 𝓜(x ⊟ x̃) − ∇C(x)ᵀλ of (51) at the end of the projections,
+    /// moves every dynamic body by x ← x ⊞ (−𝓜⁻¹r) (position by −r_p/m, world frame;
+    /// orientation by −I⁻¹r_θ, body frame). λ is kept, so the constraint residual (52)
+    /// changes only by ∇C·𝓜⁻¹r, and the new primal residual is the change of ∇Cᵀλ
+    /// over that move.
+    pub(super) fn primal_correction_pass(&mut self) {
+        debug_assert!(self.primal_correction_applies());
+        let mut eval = std::mem::take(&mut self.eval);
+        let mut primal = std::mem::take(&mut self.primal_scratch);
+        self.primal_vectors(&mut eval, &mut primal);
+        for (b, r) in self.bodies.iter_mut().zip(primal.iter()) {
+            if b.is_fixed() {
+                continue;
+            }
+            let m = b.inv_mass();
+            let i = b.inv_inertia();
+            b.apply_correction(
+                &Vector3::new(-r[0] * m, -r[1] * m, -r[2] * m),
+                &Vector3::new(-r[3] * i.x, -r[4] * i.y, -r[5] * i.z),
+            );
         }
+        self.eval = eval;
+        self.primal_scratch = primal;
     }
 
     /// Total mechanical energy: Σ kinetic + gravitational potential −m g·p, J.
