@@ -15,7 +15,8 @@
 //! prints the fastest wall time per step over chunks of 1000 steps (a rough figure on a
 //! shared machine; the criterion bench `pendulum` is the reference). An argument
 //! `primal_correction` anywhere turns on the primal correction pass (as the shipped
-//! scene does); without it the step is the paper's plain XPBD step.
+//! scene does); without it the step is the paper's plain XPBD step. An argument `rps`
+//! anywhere runs the 3-RPS robot (`scenes/rps.toml`) instead of the pendulum.
 
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
@@ -25,20 +26,33 @@ use std::hint::black_box;
 #[inline(never)]
 fn measured_steps<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, steps: usize) {
     for _ in 0..steps {
-        world.step().expect("the pendulum does not diverge");
+        world.step().expect("the scene does not diverge");
         black_box(&*world);
     }
 }
 
 fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool, pc: bool) {
-    let cfg = PendulumConfig {
-        solve_mode: mode,
-        primal_correction: pc,
-        ..PendulumConfig::default()
+    let mut world = if std::env::args().any(|a| a == "rps") {
+        let mut scene = lie_xpbd::scenes::builtin("rps")
+            .expect("rps is shipped")
+            .expect("the shipped rps scene is valid");
+        scene
+            .set("solver.mode", mode.name())
+            .expect("a solve mode");
+        scene
+            .set("solver.primal_correction", &pc.to_string())
+            .expect("a flag");
+        scene.build::<T, G>().expect("the rps scene builds").world
+    } else {
+        let cfg = PendulumConfig {
+            solve_mode: mode,
+            primal_correction: pc,
+            ..PendulumConfig::default()
+        };
+        pendulum::build::<T, G>(&cfg).expect("the default pendulum is valid")
     };
-    let mut world = pendulum::build::<T, G>(&cfg).expect("the default pendulum is valid");
     for _ in 0..500 {
-        world.step().expect("the pendulum does not diverge");
+        world.step().expect("the scene does not diverge");
     }
     measured_steps(&mut world, steps);
     if time {

@@ -387,7 +387,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             }
             let inertia = nalgebra::Matrix3::from_diagonal(&i);
             let jac = (inertia * a + (phi.cross_matrix() * inertia - ip.cross_matrix()) * b) * h;
-            let Some(step) = jac.lu().solve(&g) else {
+            let Some(step) = solve3(&jac, &g) else {
                 break;
             };
             let next = delta - step;
@@ -564,5 +564,53 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// The inertial prediction of the last substep, (p̃, R̃) (46), (48).
     pub fn predicted_pose(&self) -> (Vector3<T>, G) {
         (self.predicted_position, self.predicted_orientation)
+    }
+}
+
+/// Solves the 3×3 system `m x = b` by the adjugate (Cramer's rule through cross products
+/// of the rows rᵢ: m⁻¹ = [r₁×r₂ | r₂×r₀ | r₀×r₁]/det, det = r₀·(r₁×r₂)), about 40 flops
+/// against the ~300 instructions of a pivoted LU; `None` if det is 0 or the solution is
+/// not finite. Used on the Newton Jacobian of the rotational prediction, a·𝓘 plus
+/// O(θ) terms, which is well conditioned wherever the Newton iteration is used.
+#[inline]
+fn solve3<T: Real>(m: &nalgebra::Matrix3<T>, b: &Vector3<T>) -> Option<Vector3<T>> {
+    let r0 = Vector3::new(m[(0, 0)], m[(0, 1)], m[(0, 2)]);
+    let r1 = Vector3::new(m[(1, 0)], m[(1, 1)], m[(1, 2)]);
+    let r2 = Vector3::new(m[(2, 0)], m[(2, 1)], m[(2, 2)]);
+    let c0 = r1.cross(&r2);
+    let c1 = r2.cross(&r0);
+    let c2 = r0.cross(&r1);
+    let det = r0.dot(&c0);
+    if det == T::zero() {
+        return None;
+    }
+    let x = (c0 * b.x + c1 * b.y + c2 * b.z) / det;
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::solve3;
+    use nalgebra::{Matrix3, Vector3};
+
+    #[test]
+    fn solve3_matches_lu() {
+        // Fixed, non-symmetric, well- and moderately-conditioned systems.
+        let cases = [
+            Matrix3::new(2.0, 0.1, -0.3, 0.2, 3.0, 0.5, -0.1, 0.4, 1.5),
+            Matrix3::new(1.0, 2.0, 3.0, 0.0, 1.0, 4.0, 5.0, 6.0, 0.0),
+            Matrix3::from_diagonal(&Vector3::new(1e-3, 2.0, 3e3)),
+        ];
+        let b = Vector3::new(0.3, -1.2, 2.5);
+        for m in cases {
+            let x = solve3(&m, &b).unwrap();
+            let y = m.lu().solve(&b).unwrap();
+            // Both are backward stable here; the residual is at round-off of |m||x|.
+            assert!((m * x - b).norm() <= 1e-13 * m.norm() * x.norm(), "{m} {x}");
+            assert!((x - y).norm() <= 1e-12 * y.norm(), "{x} {y}");
+        }
+        assert!(solve3(&Matrix3::<f64>::zeros(), &b).is_none());
+        let singular = Matrix3::new(1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0);
+        assert!(solve3(&singular, &b).is_none_or(|x| !x.iter().all(|v| v.abs() < 1e15)));
     }
 }
