@@ -55,30 +55,44 @@
 //!
 //! # Inequality rows: the active set
 //! A row with bounds lo ≤ λ ≤ hi ([`crate::xpbd::Constraint::lambda_bounds`]; a limit
-//! has [0, ∞), a motor ±its maximum impulse) takes part through an active set, rebuilt
-//! at every projection. With b = −C − α̃λ its residual, a bounded row starts
-//!
-//! * **free** (solved for) if lo < λ < hi (it pushes already, and may push more or
-//!   less), or λ = lo and b > 0, or λ = hi and b < 0 (it is violated: its own step would
-//!   move λ into the range). For a limit with λ = 0 this is "the limit is violated";
-//! * **clamped** otherwise, with Δλ = 0 (a satisfied limit that is not pushing).
-//!
-//! Equality rows are always free. The free rows F are solved with the clamped rows K
-//! held at their Δλ_K:
+//! has [0, ∞), a motor ±its largest impulse) takes part through an active set, found
+//! anew at every projection. Each bounded row is either **free** (solved for) or
+//! **clamped** (its Δλ held so that λ + Δλ is at a bound). With b = −C − α̃λ, a row
+//! starts free if lo < λ < hi (it pushes already, and may push more or less), or if
+//! λ = lo and b > 0, or λ = hi and b < 0 (it is violated: its own step would move λ into
+//! the range; for a limit with λ = 0, "the limit is violated"); otherwise it starts
+//! clamped with Δλ = 0. Equality rows are always free; a row with lo = hi is always
+//! clamped. The free rows F are solved with the clamped rows K held at their Δλ_K:
 //!
 //! ```text
 //! A_FF Δλ_F = −C_F − α̃_F λ_F − ∇C_F 𝓜⁻¹ ∇C_Kᵀ Δλ_K
 //! ```
 //!
 //! (assembled as the full system with the rows and columns of K replaced by identity
-//! rows and their effect moved to the right-hand side). Then every free bounded row
-//! whose λ + Δλ would leave [lo, hi] is clamped at the bound it crosses (Δλ = bound − λ,
-//! so λ stays on its side of zero) and the system is solved again. Rows only ever move
-//! from F to K within a projection, so there are at most (number of bounded rows + 1)
-//! solves; at the end every free row's λ is inside its bounds and every clamped row's
-//! λ is at a bound. Rows clamped in one projection are re-examined in the next, with
-//! the new C and λ (the iterations of the substep converge the active set together with
-//! the nonlinearity). [`DirectGroupStats`] counts the solves.
+//! rows and their effect moved to the right-hand side). The linearised problem is a
+//! box-constrained linear complementarity problem: find Δλ with every λ + Δλ in
+//! [lo, hi] and the linearised residual w = b − α̃Δλ − ∇C Δx (Δx = 𝓜⁻¹∇CᵀΔλ) zero on
+//! free rows, ≤ 0 at lo and ≥ 0 at hi. After each solve the infeasible rows are those
+//! that break this: a free row with λ + Δλ outside [lo, hi], or a clamped row whose w
+//! would push λ past its bound (w > 0 at lo, w < 0 at hi). They are flipped — a free
+//! row is clamped at the bound it crosses (Δλ = bound − λ, so λ stays on its side of
+//! zero), a clamped row is freed — and the system is solved again, until none is
+//! left. This is block principal pivoting (Júdice and Pires, Computers & Operations
+//! Research 21, 1994): all infeasible rows are flipped at once while their number
+//! falls, and after three solves without a new smallest number only the first
+//! infeasible row in row order is flipped (Murty's least-index rule), which ends after
+//! finitely many solves because A_FF restricted to the bounded rows is positive
+//! definite (a P-matrix). Flipping only the rows whose λ would cross zero is not
+//! enough: a violated limit that the others' step would satisfy first gets a negative
+//! λ, and then its own linearised residual asks for it again, without end.
+//!
+//! As a safeguard, a projection that has not settled after 8·(bounded rows + 1)
+//! solves clamps every free row that crosses a bound and solves again until none does
+//! (rows then only leave the free set), so λ always ends within its bounds
+//! ([`DirectGroupStats::active_set_capped`] counts these). Rows clamped in one
+//! projection are examined again in the next, with the new C and λ. With the chain of
+//! the tests the active set changes in about one projection in two: 1.7 solves per
+//! projection on average ([`DirectGroupStats`] counts them).
 //!
 //! # Singular systems
 //! A is symmetric positive semi-definite, and definite when every free row is compliant
@@ -86,20 +100,28 @@
 //! same joint twice, a closed loop whose rows are dependent) make it singular, and the
 //! Cholesky meets a pivot ≤ 64ε·A_jj ([`crate::rod::banded::BandedError::NotPositiveDefinite`]).
 //! The projection then assembles again with the diagonal of the free rows multiplied by
-//! (1 + ε_r), ε_r = √ε (1.5e-8 in f64, 3.5e-4 in f32), and factors again. For a
-//! semi-definite A, A + ε_r·diag(A) is definite (every Schur complement is at least
-//! ε_r·A_jj). Only the matrix changes, not the right-hand side, so the fixed point of the
-//! iterations, C + α̃λ = 0, is the same: the step is a Levenberg–Marquardt-damped Newton
-//! step, shortened along the (near-)null directions of A, and λ is shared among
-//! redundant rows. A free row with a zero diagonal (its gradient is zero on every
-//! dynamic body and it is hard) cannot be moved and is left out (Δλ = 0).
+//! (1 + ε_r), ε_r = 1024ε (2.3e-13 in f64, 1.2e-4 in f32), and, if that fails too, with
+//! ε_r = √ε (1.5e-8, 3.5e-4), and factors again. For a semi-definite A,
+//! A + ε_r·diag(A) is definite (every Schur complement is at least ε_r·A_jj, above the
+//! 64ε threshold). Only the matrix changes, not the right-hand side, so the fixed point
+//! of the iterations, C + α̃λ = 0, is the same: the step is a Levenberg–Marquardt-damped
+//! Newton step, shortened along the (near-)null directions of A; between redundant rows
+//! λ is shared. A free row with a zero diagonal (its gradient is zero on every dynamic
+//! body and it is hard) cannot be moved and is left out (Δλ = 0).
 //!
-//! If the regularised matrix cannot be factored either, or an entry of A, the
-//! right-hand side or Δλ is not finite (NaN or infinite C, ∇C or state), the projection
-//! changes nothing: bodies and λ stay as they were, [`DirectGroupStats::failed`] counts
-//! it, and [`World::step`] returns [`XpbdError::DirectSolveFailed`]. A group never
-//! writes NaN into the state and never panics.
+//! If neither regularised matrix can be factored, or an entry of A, the right-hand side
+//! or Δλ is not finite (NaN or infinite C, ∇C or state), the projection changes
+//! nothing: bodies and λ stay as they were, [`DirectGroupStats::failed`] counts it, and
+//! [`World::step`] returns [`XpbdError::DirectSolveFailed`]. A group never writes NaN
+//! into the state and never panics.
 //!
+//! # Precision
+//! The solve runs in the scalar type `T`, and its forward error grows with cond(A): for
+//! the 1 kg / 1000 kg chain cond(A) ≈ 9e8 (`study_gauss_seidel_rate`), beyond 1/ε in
+//! f32 (1.7e7), so there the factorisation often needs the regularisation and the heavy
+//! links' directions are resolved only roughly (the chain's limits then hold to a few
+//! 1e-2 rad in f32, against 1e-13 rad in f64; `tests/joint_chain_direct.rs`).
+
 //! # In the substep
 //! Direct groups are projected in every iteration after the [`crate::xpbd::System`]s
 //! and before the constraints that are not in a group (which are projected by
@@ -110,6 +132,7 @@
 //! treats every constraint (one Gauss–Seidel sweep, [`World::solve_velocities`]).
 
 use super::{ConstraintId, Slot, World};
+use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
 use crate::rod::banded::{BandedError, BlockBandedMatrix, BLOCK_SIZE};
 use crate::xpbd::body::Body;
@@ -162,6 +185,10 @@ const ACTIVE_SET_SOLVES_PER_ROW: usize = 8;
 /// Solves with all infeasible rows flipped that may pass without reducing their number
 /// before the pivoting flips one row at a time (Júdice and Pires' p̄ = 3).
 const MAX_STALLED: usize = 3;
+
+/// First regularisation ε_r of a singular system, in units of the machine epsilon ε
+/// (module docs: singular systems); the second is √ε.
+const REGULARIZATION_FIRST: f64 = 1024.0;
 
 /// A row's part in the current projection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -572,14 +599,20 @@ impl<T: Real> DirectGroup<T> {
     fn solve_free(&mut self) -> Result<(), BandedError> {
         self.clamped_shift();
         self.assemble(T::zero())?;
-        match self.matrix.factor() {
-            Ok(()) => {}
-            Err(BandedError::NotPositiveDefinite { .. }) => {
-                self.stats.regularized += 1;
-                self.assemble(T::default_epsilon() * crate::lie::real::c::<T>(1024.0))?;
+        if let Err(e) = self.matrix.factor() {
+            if !matches!(e, BandedError::NotPositiveDefinite { .. }) {
+                return Err(e);
+            }
+            self.stats.regularized += 1;
+            let eps = T::default_epsilon();
+            self.assemble(eps * c::<T>(REGULARIZATION_FIRST))?;
+            if let Err(e) = self.matrix.factor() {
+                if !matches!(e, BandedError::NotPositiveDefinite { .. }) {
+                    return Err(e);
+                }
+                self.assemble(eps.sqrt())?;
                 self.matrix.factor()?;
             }
-            Err(e) => return Err(e),
         }
         self.right_hand_side();
         self.matrix.solve_in_place(&mut self.rhs)?;
