@@ -80,7 +80,10 @@ fn requirement<T: Real, G: LieGroup<T>>(masses: Masses, root: Root, setting: Set
     );
     assert_requirement(&label, &s);
     let g = s.group.expect("a direct group");
-    assert_eq!((g.rows, g.blocks, g.bandwidth), (60 - usize::from(root == Root::Free), 10, 1));
+    assert_eq!(
+        (g.rows, g.blocks, g.bandwidth),
+        (60 - usize::from(root == Root::Free), 10, 1)
+    );
     assert_eq!(g.failed, 0, "{label}");
     assert_eq!(g.active_set_capped, 0, "{label}");
     if T::NAME == "f64" {
@@ -172,8 +175,22 @@ fn f32_gap<G32: LieGroup<f32>, G64: LieGroup<f64>>(
     setting: Setting,
     times: &[f64],
 ) -> Vec<f64> {
-    let mut a = chain::<f32, G32>(masses, setting, Order::Interleaved, Root::Limited, G_DOWN, DT);
-    let mut b = chain::<f64, G64>(masses, setting, Order::Interleaved, Root::Limited, G_DOWN, DT);
+    let mut a = chain::<f32, G32>(
+        masses,
+        setting,
+        Order::Interleaved,
+        Root::Limited,
+        G_DOWN,
+        DT,
+    );
+    let mut b = chain::<f64, G64>(
+        masses,
+        setting,
+        Order::Interleaved,
+        Root::Limited,
+        G_DOWN,
+        DT,
+    );
     let mut out = Vec::new();
     let mut step = 0usize;
     for &t in times {
@@ -225,7 +242,10 @@ fn alternating_f32<G32: LieGroup<f32>, G64: LieGroup<f64>>() {
     let n = (0.25 / DT).round();
     let gap = f32_gap::<G32, G64>(Masses::Alternating, S, &[0.25])[0];
     let tol = n * n * f32::EPSILON as f64 * 1.0;
-    eprintln!("alternating {}: f32 − f64 at 0.25 s {gap:.2e} m (tolerance {tol:.1e})", G32::NAME);
+    eprintln!(
+        "alternating {}: f32 − f64 at 0.25 s {gap:.2e} m (tolerance {tol:.1e})",
+        G32::NAME
+    );
     assert!(gap <= tol);
     let s = run::<f32, G32>(Masses::Alternating, S, Order::Interleaved, Root::Limited);
     print(&format!("alternating {} f32 1×3", G32::NAME), &s);

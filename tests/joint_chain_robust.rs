@@ -285,4 +285,3 @@ fn single_hinge_limit_after_every_substep_quaternion_f64() {
 fn single_hinge_limit_after_every_substep_quaternion_f32() {
     single_hinge::<f32, Q32>(1e-5);
 }
-

@@ -320,4 +320,3 @@ fn study_energy_long_run() {
         eprintln!("{line}; largest over the run {worst:.4e}");
     }
 }
-

@@ -57,9 +57,9 @@ fn pendulum<T: Real, G: LieGroup<T>>(joint: Joint, direct: bool, iterations: usi
         Joint::Revolute => w.add_constraint(Revolute::new(None, f0, Some(id), f1).unwrap()),
         Joint::Spherical => w.add_constraint(Spherical::new(None, f0, Some(id), f1).unwrap()),
         Joint::Fixed => w.add_constraint(Fixed::new(None, f0, Some(id), f1).unwrap()),
-        Joint::LimitOnly => w.add_constraint(
-            RevoluteLimit::new(None, f0, Some(id), f1, c(-0.5), c(0.5)).unwrap(),
-        ),
+        Joint::LimitOnly => {
+            w.add_constraint(RevoluteLimit::new(None, f0, Some(id), f1, c(-0.5), c(0.5)).unwrap())
+        }
     }
     .unwrap();
     if direct {
@@ -113,7 +113,10 @@ fn same_as_gauss_seidel<T: Real, G: LieGroup<T>>() {
                 G::NAME,
                 T::NAME
             );
-            assert!(dp <= tol && dr <= tol, "{joint:?} {iterations}: {dp:e} {dr:e}");
+            assert!(
+                dp <= tol && dr <= tol,
+                "{joint:?} {iterations}: {dp:e} {dr:e}"
+            );
         }
     }
 }
@@ -137,7 +140,6 @@ fn one_constraint_matches_gauss_seidel_matrix_f32() {
 fn one_constraint_matches_gauss_seidel_quaternion_f32() {
     same_as_gauss_seidel::<f32, Q32>();
 }
-
 
 // ---------------------------------------------------------------------------------
 // Redundant rows: a singular system.
@@ -295,7 +297,10 @@ fn grouped_joint_breaks() {
         w.step().unwrap();
     }
     let dv = w.bodies()[0].velocity - v0;
-    assert!((dv - Vector3::new(0.0, -9.81 * 0.1, 0.0)).norm() < 1e-12, "{dv:?}");
+    assert!(
+        (dv - Vector3::new(0.0, -9.81 * 0.1, 0.0)).norm() < 1e-12,
+        "{dv:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -355,7 +360,10 @@ fn add_direct_group_errors() {
     assert_eq!((stats.rows, stats.blocks, stats.bandwidth), (5, 1, 0));
     // The messages say what and where.
     let msg = e.unwrap_err().to_string();
-    assert!(msg.contains("constraint 0") && msg.contains("already"), "{msg}");
+    assert!(
+        msg.contains("constraint 0") && msg.contains("already"),
+        "{msg}"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -397,8 +405,7 @@ fn chain_allocations<T: Real, G: LieGroup<T>>() -> u64 {
             w.add_constraint(Revolute::new(b1, f1, Some(id), minus).unwrap())
                 .unwrap(),
         );
-        let limit =
-            RevoluteLimit::new(b1, f1, Some(id), minus, c(-0.5236), c(0.5236)).unwrap();
+        let limit = RevoluteLimit::new(b1, f1, Some(id), minus, c(-0.5236), c(0.5236)).unwrap();
         ids.push(w.add_constraint(limit).unwrap());
         prev = Some(id);
     }
@@ -412,7 +419,10 @@ fn chain_allocations<T: Real, G: LieGroup<T>>() -> u64 {
     }
     let n = allocations() - before;
     let stats = w.direct_group_stats(g).unwrap();
-    assert!(stats.solves > stats.projections, "the active set never changed");
+    assert!(
+        stats.solves > stats.projections,
+        "the active set never changed"
+    );
     n
 }
 

@@ -78,8 +78,10 @@ pub struct RunSettings {
     pub substeps: usize,
     /// Iterations per substep.
     pub iterations: usize,
-    /// `block` or `rows`.
+    /// `block`, `rows` or `scalar`.
     pub mode: String,
+    /// `gauss_seidel` or `direct` (`[solver] joint_solve`).
+    pub joint_solve: String,
     /// Gravity, m/s².
     pub gravity: [f64; 3],
     /// Duration asked for, s.
@@ -393,6 +395,7 @@ fn summarize(
             crate::scene::ModeSpec::Rows => "rows".into(),
             crate::scene::ModeSpec::Scalar => "scalar".into(),
         },
+        joint_solve: f.solver.joint_solve.name().into(),
         gravity: f.solver.gravity,
         duration_s: f.run.duration,
         every: f.run.every,

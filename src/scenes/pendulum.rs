@@ -194,6 +194,7 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
                 SolveMode::Scalar => ModeSpec::Scalar,
             },
             gravity: [0.0, -GRAVITY, 0.0],
+            ..SolverSpec::default()
         },
         run: RunSpec {
             duration: cfg.seconds,

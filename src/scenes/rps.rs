@@ -268,6 +268,7 @@ pub fn scene_file() -> SceneFile {
             iterations: 1,
             mode: ModeSpec::Block,
             gravity: [0.0, -9.81, 0.0],
+            ..SolverSpec::default()
         },
         run: RunSpec {
             duration: 10.0,

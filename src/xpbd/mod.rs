@@ -119,6 +119,6 @@ pub use check::{check_gradient, check_gradient_perturbed, GradientCheck, MAX_ROT
 pub use constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_ROWS};
 pub use error::XpbdError;
 pub use world::{
-    apply_body_correction, BreakEvent, BreakLimits, ConstraintId, DirectGroupId,
-    DirectGroupStats, Residuals, SolveMode, SolverOptions, System, SystemId, World,
+    apply_body_correction, BreakEvent, BreakLimits, ConstraintId, DirectGroupId, DirectGroupStats,
+    Residuals, SolveMode, SolverOptions, System, SystemId, World,
 };

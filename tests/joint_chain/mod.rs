@@ -186,13 +186,22 @@ pub fn chain<T: Real, G: LieGroup<T>>(
     let n = LINKS;
     let sequence: Vec<(bool, usize)> = match order {
         Order::Interleaved => (0..n).flat_map(|i| [(false, i), (true, i)]).collect(),
-        Order::HingesFirst => (0..n).map(|i| (false, i)).chain((0..n).map(|i| (true, i))).collect(),
-        Order::LimitsFirst => (0..n).map(|i| (true, i)).chain((0..n).map(|i| (false, i))).collect(),
+        Order::HingesFirst => (0..n)
+            .map(|i| (false, i))
+            .chain((0..n).map(|i| (true, i)))
+            .collect(),
+        Order::LimitsFirst => (0..n)
+            .map(|i| (true, i))
+            .chain((0..n).map(|i| (false, i)))
+            .collect(),
         Order::TipFirst => (0..n).rev().flat_map(|i| [(false, i), (true, i)]).collect(),
     };
     let mut limits: Vec<Option<RevoluteLimit<T, G>>> = {
         let mut l = limits.into_iter();
-        limited.iter().map(|&has| if has { l.next() } else { None }).collect()
+        limited
+            .iter()
+            .map(|&has| if has { l.next() } else { None })
+            .collect()
     };
     let mut hinge_ids = vec![ConstraintId(0); n];
     let mut limit_ids: Vec<Option<ConstraintId>> = vec![None; n];
