@@ -647,18 +647,19 @@ impl<T: Real> DirectGroup<T> {
     /// the free rows multiplied by 1 + `regularization`; marks free rows with a zero
     /// diagonal as out.
     fn assemble(&mut self, regularization: T) -> Result<(), BandedError> {
-        for j in &mut self.jac {
-            j.fill(T::zero());
-        }
+        // Every row of an incidence that belongs to a member touching its body is
+        // written here; the others (padding, members of the block on other bodies)
+        // stay zero from construction.
         for (m, mem) in self.members.iter().enumerate() {
             let off = mem.first % B;
             for (s, body) in mem.body.iter().enumerate() {
                 let Some((_, i)) = *body else { continue };
                 for j in 0..mem.dim {
+                    let mut row = self.jac[i].row_mut(off + j);
                     if self.state[mem.first + j] == RowState::Free {
-                        self.jac[i]
-                            .row_mut(off + j)
-                            .copy_from(&self.evals[m].gradient[s].row(j));
+                        row.copy_from(&self.evals[m].gradient[s].row(j));
+                    } else {
+                        row.fill(T::zero());
                     }
                 }
             }
