@@ -40,7 +40,7 @@
 //! # f32
 //! The 1e-3 kg chain meets the requirement in f32 too (1 × 3: 1.9e-7 rad, 2.3e-5 m in
 //! both representations) and stays within 3.4e-7 m of f64 over the 10 s. The
-//! 1 kg / 1000 kg chain does not: its system has cond(A) ≈ 9e8 > 1/ε = 1.7e7, so in
+//! 1 kg / 1000 kg chain does not: its system has cond(A) ≈ 9e8 > 1/ε = 8.4e6, so in
 //! f32 about half of the factorisations meet a pivot below 64ε of its diagonal and
 //! are regularised, and the heavy links' directions are solved only roughly; the
 //! limits then hold to 3.4e-2 rad (matrix) and 2.1e-2 rad (quaternion), the joints to

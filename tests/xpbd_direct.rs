@@ -167,7 +167,7 @@ fn redundant<T: Real, G: LieGroup<T>>(tol: f64) {
         ..SolverOptions::default()
     };
     let mut twice = World::<T, G>::new(options).unwrap();
-    let body = single.bodies()[0].clone();
+    let body = single.bodies()[0];
     let id = twice.add_body(body).unwrap();
     let jp = v::<T>(0.0, 0.5, 0.0);
     let hinge = Revolute::new(None, JointFrame::identity(), Some(id), JointFrame::at(jp)).unwrap();
@@ -405,7 +405,15 @@ fn chain_allocations<T: Real, G: LieGroup<T>>() -> u64 {
             w.add_constraint(Revolute::new(b1, f1, Some(id), minus).unwrap())
                 .unwrap(),
         );
-        let limit = RevoluteLimit::new(b1, f1, Some(id), minus, c(-0.5236), c(0.5236)).unwrap();
+        let limit = RevoluteLimit::new(
+            b1,
+            f1,
+            Some(id),
+            minus,
+            c(-std::f64::consts::FRAC_PI_6),
+            c(std::f64::consts::FRAC_PI_6),
+        )
+        .unwrap();
         ids.push(w.add_constraint(limit).unwrap());
         prev = Some(id);
     }

@@ -8,7 +8,7 @@
 //! linearised substep system. Its error shrinks per sweep by the spectral radius ρ of
 //! that iteration, which depends on the mass ratios along the structure: for a 10-link
 //! hinge chain with ±30° limits and link masses alternating 1 kg and 1000 kg,
-//! ρ = 1 − 2.9e-7 (`tests/joint_chain_robust.rs`, `study_gauss_seidel_rate`), so no
+//! ρ = 1 − 2.9e-7 (`tests/joint_chain_studies.rs`, `study_gauss_seidel_rate`), so no
 //! affordable number of sweeps holds the joints together. A direct solve of the coupled
 //! system is exact for the linearisation whatever the mass ratios; the iterations are
 //! then Newton steps and only have to follow the nonlinearity of C.
@@ -81,8 +81,9 @@
 //! Research 21, 1994): all infeasible rows are flipped at once while their number
 //! falls, and after three solves without a new smallest number only the first
 //! infeasible row in row order is flipped (Murty's least-index rule), which ends after
-//! finitely many solves because A_FF restricted to the bounded rows is positive
-//! definite (a P-matrix). Flipping only the rows whose λ would cross zero is not
+//! finitely many solves because the matrix of the bounded rows once the equality rows
+//! are eliminated (the Schur complement of the equality rows in A) is positive
+//! definite, hence a P-matrix. Flipping only the rows whose λ would cross zero is not
 //! enough: a violated limit that the others' step would satisfy first gets a negative
 //! λ, and then its own linearised residual asks for it again, without end.
 //!
@@ -105,8 +106,9 @@
 //! A + ε_r·diag(A) is definite (every Schur complement is at least ε_r·A_jj, above the
 //! 64ε threshold). Only the matrix changes, not the right-hand side, so the fixed point
 //! of the iterations, C + α̃λ = 0, is the same: the step is a Levenberg–Marquardt-damped
-//! Newton step, shortened along the (near-)null directions of A; between redundant rows
-//! λ is shared. A free row with a zero diagonal (its gradient is zero on every dynamic
+//! Newton step, shortened along the (near-)null directions of A. Redundant rows
+//! together carry the λ one of them would carry alone; how it is split between them
+//! (the null space of A) is left to rounding. A free row with a zero diagonal (its gradient is zero on every dynamic
 //! body and it is hard) cannot be moved and is left out (Δλ = 0).
 //!
 //! If neither regularised matrix can be factored, or an entry of A, the right-hand side
@@ -117,11 +119,11 @@
 //!
 //! # Precision
 //! The solve runs in the scalar type `T`, and its forward error grows with cond(A): for
-//! the 1 kg / 1000 kg chain cond(A) ≈ 9e8 (`study_gauss_seidel_rate`), beyond 1/ε in
-//! f32 (1.7e7), so there the factorisation often needs the regularisation and the heavy
+//! the 1 kg / 1000 kg chain cond(A) ≈ 9e8 (same study), beyond 1/ε in
+//! f32 (8.4e6), so there the factorisation often needs the regularisation and the heavy
 //! links' directions are resolved only roughly (the chain's limits then hold to a few
 //! 1e-2 rad in f32, against 1e-13 rad in f64; `tests/joint_chain_direct.rs`).
-
+//!
 //! # In the substep
 //! Direct groups are projected in every iteration after the [`crate::xpbd::System`]s
 //! and before the constraints that are not in a group (which are projected by
@@ -160,8 +162,9 @@ pub struct DirectGroupStats {
     pub bandwidth: usize,
     /// Projections (one per iteration of every substep).
     pub projections: u64,
-    /// Factorisations and solves, over all projections (≥ `projections`: one more per
-    /// active-set change, and per regularised retry).
+    /// Linear solves (assembly, factorisation, substitution) over all projections
+    /// (≥ `projections`: one more per change of the active set; a regularised retry
+    /// is counted in `regularized`, not here).
     pub solves: u64,
     /// Solves in the last projection (1 when the active set did not change).
     pub last_solves: usize,
@@ -391,7 +394,7 @@ impl<T: Real> DirectGroup<T> {
                 self.alpha[r] = alpha;
                 self.residual[r] = b;
                 let (lo, hi) = (slot.lambda_lo[j], slot.lambda_hi[j]);
-                let free = !(lo >= hi)
+                let free = lo < hi
                     && ((lambda > lo && lambda < hi)
                         || (lambda <= lo && b > T::zero())
                         || (lambda >= hi && b < T::zero()));
