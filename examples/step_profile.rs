@@ -36,9 +36,7 @@ fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool, pc: b
         let mut scene = lie_xpbd::scenes::builtin("rps")
             .expect("rps is shipped")
             .expect("the shipped rps scene is valid");
-        scene
-            .set("solver.mode", mode.name())
-            .expect("a solve mode");
+        scene.set("solver.mode", mode.name()).expect("a solve mode");
         scene
             .set("solver.primal_correction", &pc.to_string())
             .expect("a flag");

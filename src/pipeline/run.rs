@@ -84,6 +84,8 @@ pub struct RunSettings {
     /// ([`crate::xpbd::SolverOptions::primal_correction`]; skipped for the normed
     /// constraints of `scalar` mode).
     pub primal_correction: bool,
+    /// `gauss_seidel` or `direct` (`[solver] joint_solve`).
+    pub joint_solve: String,
     /// Gravity, m/s².
     pub gravity: [f64; 3],
     /// Duration asked for, s.
@@ -399,6 +401,7 @@ fn summarize(
             crate::scene::ModeSpec::Scalar => "scalar".into(),
         },
         primal_correction: false,
+        joint_solve: f.solver.joint_solve.name().into(),
         gravity: f.solver.gravity,
         duration_s: f.run.duration,
         every: f.run.every,

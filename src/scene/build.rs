@@ -201,6 +201,8 @@ impl Scene {
                 .map(|i| ids[i])
         };
         let mut joints = Vec::with_capacity(file.joints.len());
+        // Every constraint of every joint entry, in file order, for `joint_solve`.
+        let mut joint_constraints = Vec::new();
         for (i, j) in file.joints.iter().enumerate() {
             let p = FieldPath::root().key("joints").index(i);
             let frame = |f: &FrameSpec, key: &str| -> Result<JointFrame<T, G>, SceneError> {
@@ -257,6 +259,7 @@ impl Scene {
             let id = world
                 .add_boxed_constraint(constraint)
                 .map_err(|e| at(p.clone(), &e))?;
+            joint_constraints.push(id);
             joints.push(JointInfo {
                 name: joint_name(i, j),
                 kind,
@@ -268,9 +271,10 @@ impl Scene {
                     .map_err(|(key, e)| at(p.key(key), &e))?
             {
                 let (kind, rows) = (extra.kind(), extra.dim());
-                world
+                let extra_id = world
                     .add_boxed_constraint(extra)
                     .map_err(|e| at(p.clone(), &e))?;
+                joint_constraints.push(extra_id);
                 joints.push(JointInfo {
                     name: format!("{}{suffix}", joint_name(i, j)),
                     kind,
@@ -298,6 +302,11 @@ impl Scene {
                     .set_break_limits(id, limits)
                     .map_err(|e| at(p.key(key), &e))?;
             }
+        }
+        if file.solver.joint_solve == JointSolveSpec::Direct {
+            world
+                .add_direct_group(&joint_constraints)
+                .map_err(|e| at(solver.key("joint_solve"), &e))?;
         }
         for (i, m) in file.prescribed.iter().enumerate() {
             let p = FieldPath::root().key("prescribed").index(i);

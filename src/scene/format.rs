@@ -14,6 +14,7 @@
 //! substeps = 1
 //! iterations = 1
 //! mode = "block"      # "block" (eq. 124) or "rows" (eq. 56)
+//! joint_solve = "gauss_seidel"   # or "direct": all joints solved together
 //! gravity = [0.0, -9.81, 0.0]
 //!
 //! [run]
@@ -110,6 +111,10 @@ pub struct SolverSpec {
     /// ([`crate::xpbd::SolverOptions::primal_correction`]); default false.
     #[serde(default)]
     pub primal_correction: bool,
+    /// How the joints' constraints are solved in each iteration: one after another
+    /// (`gauss_seidel`, the default) or all together (`direct`).
+    #[serde(default, skip_serializing_if = "JointSolveSpec::is_default")]
+    pub joint_solve: JointSolveSpec,
 }
 
 impl Default for SolverSpec {
@@ -121,6 +126,39 @@ impl Default for SolverSpec {
             mode: ModeSpec::Block,
             gravity: default_gravity(),
             primal_correction: false,
+            joint_solve: JointSolveSpec::GaussSeidel,
+        }
+    }
+}
+
+/// `[solver] joint_solve` as spelled in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JointSolveSpec {
+    /// Each constraint projected on its own, one after another, as `mode` says (rows
+    /// (56) or blocks (124)).
+    #[default]
+    GaussSeidel,
+    /// Every constraint of every `[[joints]]` entry (the joint, its limits, drives and
+    /// motor), in file order, in one direct group
+    /// ([`crate::xpbd::World::add_direct_group`]): all their rows solved together by
+    /// one block-banded Cholesky solve per iteration, limits and motors by an active
+    /// set. List chains from one end to the other for a block-tridiagonal system.
+    /// Prescribed motions are still projected one by one.
+    Direct,
+}
+
+impl JointSolveSpec {
+    /// Whether this is the default (`gauss_seidel`; it is then not written).
+    pub fn is_default(&self) -> bool {
+        *self == JointSolveSpec::GaussSeidel
+    }
+
+    /// `"gauss_seidel"` or `"direct"`, as in the file.
+    pub fn name(self) -> &'static str {
+        match self {
+            JointSolveSpec::GaussSeidel => "gauss_seidel",
+            JointSolveSpec::Direct => "direct",
         }
     }
 }

@@ -52,8 +52,9 @@ mod validate;
 pub use build::{BuiltScene, JointInfo};
 pub use error::{SceneError, SceneErrorKind};
 pub use format::{
-    BodySpec, Channel, ComplianceSpec, DampingSpec, FrameSpec, JointSpec, JointType, ModeSpec,
-    OrientationSpec, RunSpec, SceneFile, ShapeSpec, SolverSpec, SCENE_VERSION, WORLD,
+    BodySpec, Channel, ComplianceSpec, DampingSpec, FrameSpec, JointSolveSpec, JointSpec,
+    JointType, ModeSpec, OrientationSpec, RunSpec, SceneFile, ShapeSpec, SolverSpec, SCENE_VERSION,
+    WORLD,
 };
 pub use path::{FieldPath, Segment};
 

@@ -390,6 +390,12 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
         ));
     }
     finite3(solver.key("gravity"), "gravity", &file.solver.gravity)?;
+    if file.solver.joint_solve == JointSolveSpec::Direct && file.joints.is_empty() {
+        return Err(invalid(
+            solver.key("joint_solve"),
+            "joint_solve = \"direct\" solves the [[joints]] together, but the scene has none",
+        ));
+    }
     let run = root().key("run");
     positive(run.key("duration"), "the duration", "s", file.run.duration)?;
     if file.solver.dt > file.run.duration {

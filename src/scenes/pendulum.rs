@@ -200,6 +200,7 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
             },
             gravity: [0.0, -GRAVITY, 0.0],
             primal_correction: cfg.primal_correction,
+            ..SolverSpec::default()
         },
         run: RunSpec {
             duration: cfg.seconds,

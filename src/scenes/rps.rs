@@ -269,6 +269,7 @@ pub fn scene_file() -> SceneFile {
             mode: ModeSpec::Block,
             gravity: [0.0, -9.81, 0.0],
             primal_correction: true,
+            ..SolverSpec::default()
         },
         run: RunSpec {
             duration: 10.0,

@@ -117,6 +117,30 @@ pub enum XpbdError {
         /// The first body with a non-finite position, orientation or velocity.
         body: usize,
     },
+    /// A constraint that cannot join a direct group
+    /// ([`crate::xpbd::World::add_direct_group`]).
+    #[error("constraint {constraint} (entry {index} of the list) cannot join the direct group: {reason}")]
+    BadGroupMember {
+        /// Position of the constraint in the list given.
+        index: usize,
+        /// Its [`crate::xpbd::ConstraintId`] index.
+        constraint: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A direct group found no finite solution in an iteration of the step (module
+    /// [`crate::xpbd::world::direct`], singular systems): an entry of its system was
+    /// NaN or infinite, or its regularised matrix could still not be factored. That
+    /// projection changed nothing.
+    #[error("direct group {group} found no finite solution in the step ending at t = {time} s: {reason}")]
+    DirectSolveFailed {
+        /// Simulated time (s) at the end of the step.
+        time: f64,
+        /// The [`crate::xpbd::DirectGroupId`] index.
+        group: usize,
+        /// The first failure of the step, from the block-banded solver.
+        reason: String,
+    },
     /// Invalid rotation input.
     #[error(transparent)]
     Lie(#[from] LieError),

@@ -127,6 +127,10 @@
 //! iteration (a Cosserat rod, [`crate::rod::FemRod`], Section 8.2), implement
 //! [`System`] and are added with [`World::add_system`]; the substep projects them
 //! before the constraints (Algorithm 1, line 5).
+//! Constraints already in a world can be grouped into one direct solve per iteration
+//! ([`World::add_direct_group`], module [`world::direct`]): all rows of a chain of
+//! joints and their limits at once, exact for the linearised system whatever the mass
+//! ratios, where Gauss–Seidel over the constraints converges too slowly.
 //! A new constraint's gradient can be verified against finite differences with one
 //! call, [`check_gradient`] or [`check_gradient_perturbed`] (module [`check`]).
 
@@ -141,6 +145,6 @@ pub use check::{check_gradient, check_gradient_perturbed, GradientCheck, MAX_ROT
 pub use constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_ROWS};
 pub use error::XpbdError;
 pub use world::{
-    apply_body_correction, BreakEvent, BreakLimits, ConstraintId, Residuals, SolveMode,
-    SolverOptions, System, SystemId, World,
+    apply_body_correction, BreakEvent, BreakLimits, ConstraintId, DirectGroupId, DirectGroupStats,
+    Residuals, SolveMode, SolverOptions, System, SystemId, World,
 };

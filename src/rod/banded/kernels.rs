@@ -35,7 +35,19 @@ pub(super) fn first_non_finite_entry<T: Real>(v: &[T]) -> Option<usize> {
 }
 
 /// (row, column) of the first non-finite entry of a block, column by column.
+/// The common case (all finite) is one multiply-add per entry in 6 independent lanes,
+/// as in [`first_non_finite_entry`]; only a block with a bad entry is scanned.
 pub(super) fn first_non_finite<T: Real>(m: &Block<T>) -> Option<(usize, usize)> {
+    let cols = &m.data.0;
+    let mut acc = [T::zero(); B];
+    for col in cols {
+        for r in 0..B {
+            acc[r] += col[r] * T::zero();
+        }
+    }
+    if acc.iter().all(|a| *a == T::zero()) {
+        return None;
+    }
     let k = m.iter().position(|v| !v.is_finite())?;
     Some((k % B, k / B))
 }

@@ -8,11 +8,13 @@ use nalgebra::{SMatrix, SVector, Vector3};
 
 mod breaking;
 mod damping;
+pub mod direct;
 mod options;
 mod residuals;
 mod systems;
 
 pub use breaking::{BreakEvent, BreakLimits};
+pub use direct::{DirectGroupId, DirectGroupStats};
 pub use options::{SolveMode, SolverOptions};
 pub use systems::{apply_body_correction, System, SystemId};
 
@@ -54,6 +56,9 @@ struct Slot<T: Real, G: LieGroup<T>> {
     overwrites: bool,
     // Constraint::continuous_gradient, cached.
     continuous: bool,
+    // The direct group ([`World::add_direct_group`]) that projects this constraint;
+    // `None`: projected by Gauss–Seidel.
+    group: Option<usize>,
 }
 
 /// A simulation: bodies, constraints and solver options.
@@ -73,6 +78,7 @@ pub struct World<T: Real, G: LieGroup<T>> {
     bodies: Vec<Body<T, G>>,
     slots: Vec<Slot<T, G>>,
     systems: Vec<Box<dyn System<T, G>>>,
+    direct: Vec<direct::DirectGroup<T>>,
     options: SolverOptions<T>,
     time: T,
     // Time at the start of the next substep: advanced by h per substep and reset to
@@ -99,6 +105,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             bodies: Vec::new(),
             slots: Vec::new(),
             systems: Vec::new(),
+            direct: Vec::new(),
             options,
             time: T::zero(),
             substep_time: T::zero(),
@@ -217,6 +224,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             breaking: None,
             overwrites,
             continuous,
+            group: None,
         });
         Ok(ConstraintId(self.slots.len() - 1))
     }
@@ -271,7 +279,10 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     ///
     /// # Errors
     /// [`XpbdError::Diverged`] if a body's state became non-finite (the state is left
-    /// as computed, for inspection).
+    /// as computed, for inspection); otherwise [`XpbdError::DirectSolveFailed`] if a
+    /// direct group ([`World::add_direct_group`]) found no finite solution in some
+    /// iteration of the step (that projection changed nothing; the step was
+    /// completed).
     pub fn step(&mut self) -> Result<(), XpbdError> {
         for _ in 0..self.options.substeps {
             self.substep();
@@ -285,13 +296,17 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 body: i,
             });
         }
+        if let Some(e) = self.take_direct_failure(self.time.to_f64()) {
+            return Err(e);
+        }
         Ok(())
     }
 
     /// One substep of Algorithm 1: [`Constraint::begin_substep`] of every constraint
     /// and [`System::begin_substep`] of every system, inertial prediction, `iterations`
-    /// sweeps of [`System::project`] of every system then row (56) or block (124)
-    /// projections of the constraints, velocity update (line 10), then the
+    /// sweeps of [`System::project`] of every system, then one direct solve of every
+    /// direct group ([`World::add_direct_group`]), then row (56) or block (124)
+    /// projections of the other constraints, velocity update (line 10), then the
     /// velocity-level damping pass [`World::solve_velocities`] (lines 11–14), then
     /// [`Constraint::end_substep`] of every constraint, then the breaking check of
     /// breakable constraints ([`World::set_break_limits`]).
@@ -316,8 +331,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         let inv_h2 = T::one() / (h * h);
         for _ in 0..self.options.iterations {
             self.project_systems(inv_h2);
+            self.project_direct_groups(inv_h2);
             for k in 0..self.slots.len() {
-                if !self.slots[k].enabled {
+                if !self.slots[k].enabled || self.slots[k].group.is_some() {
                     continue;
                 }
                 let block = self.options.solve_mode == SolveMode::Block
