@@ -119,7 +119,7 @@ const B: usize = BLOCK_SIZE;
 pub type Block<T> = SMatrix<T, BLOCK_SIZE, BLOCK_SIZE>;
 
 /// Columns of a block, as nalgebra stores them (column-major, `data.0[column][row]`).
-type Cols<T> = [[T; B]; B];
+pub(crate) type Cols<T> = [[T; B]; B];
 
 /// The block bandwidth p (number of non-zero block sub-diagonals) of a rod's λ-system
 /// `∇C 𝓜⁻¹ ∇Cᵀ + α̃` with `gauss_points_per_element` = q Gauss-point constraints (108)
@@ -410,6 +410,19 @@ impl<T: Real> BlockBandedMatrix<T> {
         Ok(&self.band[self.index(row, col)?])
     }
 
+    /// The stored block (row, col) of the matrix being assembled, as columns
+    /// (`[column][row]`), for assembly kernels of the crate that add into it in place.
+    /// The caller guarantees col ≤ row ≤ col + p and the assembling state (checked by
+    /// debug assertions only), and leaves non-finite entries to
+    /// [`factor`](Self::factor), which reports them as a non-finite or non-positive pivot.
+    #[inline(always)]
+    pub(crate) fn lower_block_cols_mut(&mut self, row: usize, col: usize) -> &mut Cols<T> {
+        debug_assert!(self.state == State::Assembling);
+        debug_assert!(col <= row && row - col <= self.bandwidth && row < self.blocks);
+        let k = self.slot(row, col);
+        &mut self.band[k].data.0
+    }
+
     /// Adds `value` to block (row, col) of A, for col ≤ row ≤ col + p. A block above the
     /// diagonal is not stored: add the transpose of A_ij (j > i) at (j, i). For a
     /// diagonal block (row = col) only the lower triangle is used (A is symmetric): the
@@ -561,6 +574,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// [`BandedError::NonFinitePivot`] on overflow; the storage then holds a partial
     /// factor and must be [`reset`](Self::reset). [`BandedError::NotAssembling`] if
     /// already factored.
+    #[inline(never)]
     pub fn factor(&mut self) -> Result<(), BandedError> {
         self.require_assembling("factor")?;
         self.state = State::Failed;
@@ -602,6 +616,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// [`BandedError::LengthMismatch`] unless `rhs` has 6n entries;
     /// [`BandedError::NonFiniteVector`] for a non-finite entry of b (`rhs` unchanged) or
     /// of x (overflow; `rhs` then holds the overflowed x).
+    #[inline(never)]
     pub fn solve_in_place(&self, rhs: &mut [T]) -> Result<(), BandedError> {
         if self.state != State::Factored {
             return Err(BandedError::NotFactored {
