@@ -260,7 +260,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             });
         }
         let blocks = elements.len() * q;
-        let matrix = BlockBandedMatrix::new(blocks, rod_block_bandwidth(q))?;
+        let mut matrix = BlockBandedMatrix::new(blocks, rod_block_bandwidth(q))?;
+        // Row e·q + r couples with the points of elements e − 1 and e only.
+        for g in 0..blocks {
+            matrix.set_row_start(g, (g / q).saturating_sub(1) * q)?;
+        }
         let zero_point = GaussPointConstraint {
             xi: T::zero(),
             weight: T::zero(),
