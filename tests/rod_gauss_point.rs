@@ -244,3 +244,27 @@ fn figure_11_rest_sags() {
         println!("{solve:?}, {iterations} iterations: rest tip {tip:?}");
     }
 }
+
+mod alloc_counter;
+use alloc_counter::allocations;
+
+/// A steady-state step of the Gauss-point projection (and its damping pass) allocates
+/// nothing on the heap.
+#[test]
+fn gauss_point_step_does_not_allocate() {
+    fn count<T: Real, G: LieGroup<T>>(damping: f64) -> u64 {
+        let (mut w, _) = cantilever::<T, G>(3, RodSolve::GaussPoint, 4, 1, damping);
+        for _ in 0..10 {
+            w.step().expect("no divergence");
+        }
+        let before = allocations();
+        for _ in 0..100 {
+            w.step().expect("no divergence");
+        }
+        allocations() - before
+    }
+    for damping in [0.0, DAMPING] {
+        assert_eq!(count::<f64, SO3Matrix<f64>>(damping), 0);
+        assert_eq!(count::<f32, UnitQuaternion<f32>>(damping), 0);
+    }
+}
