@@ -434,14 +434,16 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                 std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
             let kin = element.kinematics(&poses)?;
             for r in 0..self.q {
-                self.points[e * self.q + r] = element.gauss_point_constraint(&kin, r)?;
+                element.gauss_point_constraint_into(&kin, r, &mut self.points[e * self.q + r])?;
             }
         }
         Ok(())
     }
 
     /// Assembles A = ∇C 𝓜⁻¹ ∇Cᵀ + diag(α)·`scale` from the cached points into the band
-    /// (lower blocks only), skipping the nodes with 𝓜⁻¹ = 0 (fixed).
+    /// (lower blocks only), skipping the nodes with 𝓜⁻¹ = 0 (fixed). Every block of
+    /// every row's profile (row e·q + r: columns (e − 1)·q … e·q + r) is written once,
+    /// so the band needs no zeroing first.
     #[inline(never)]
     fn assemble(&mut self, scale: T) {
         let q = self.q;
@@ -452,7 +454,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             elements,
             ..
         } = self;
-        matrix.reset();
+        matrix.begin_overwrite();
         for e in 0..elements.len() {
             let first = e * (N - 1);
             let w: [[T; 6]; N] = std::array::from_fn(|j| inv_mass[first + j].into());
@@ -465,11 +467,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                 });
                 for r2 in 0..=r {
                     let g2 = e * q + r2;
-                    let block = matrix.lower_block_cols_mut(g, g2);
+                    let mut block = [[T::zero(); 6]; 6];
                     for j in 0..N {
                         if active[j] {
                             kernels::add_mul_transpose(
-                                block,
+                                &mut block,
                                 &y[j],
                                 &points[g2].gradient[j].data.0,
                             );
@@ -480,17 +482,21 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                             block[i][i] += points[g].compliance[i] * scale;
                         }
                     }
+                    *matrix.lower_block_cols_mut(g, g2) = block;
                 }
-                if e > 0 && active[0] {
+                if e > 0 {
                     // The shared node: local 0 of e, local N − 1 of e − 1.
                     for r2 in 0..q {
                         let g2 = (e - 1) * q + r2;
-                        let block = matrix.lower_block_cols_mut(g, g2);
-                        kernels::add_mul_transpose(
-                            block,
-                            &y[0],
-                            &points[g2].gradient[N - 1].data.0,
-                        );
+                        let mut block = [[T::zero(); 6]; 6];
+                        if active[0] {
+                            kernels::add_mul_transpose(
+                                &mut block,
+                                &y[0],
+                                &points[g2].gradient[N - 1].data.0,
+                            );
+                        }
+                        *matrix.lower_block_cols_mut(g, g2) = block;
                     }
                 }
             }

@@ -477,6 +477,14 @@ impl<T: Real> BlockBandedMatrix<T> {
         Ok(&self.band[self.index(row, col)?])
     }
 
+    /// Makes the matrix ready to assemble without zeroing it, for assembly code of the
+    /// crate that then overwrites every block of every row's profile (blocks outside
+    /// the profiles are zero already: nothing writes them). No allocation.
+    #[inline]
+    pub(crate) fn begin_overwrite(&mut self) {
+        self.state = State::Assembling;
+    }
+
     /// The stored block (row, col) of the matrix being assembled, as columns
     /// (`[column][row]`), for assembly kernels of the crate that add into it in place.
     /// The caller guarantees col ≤ row ≤ col + p and the assembling state (checked by
