@@ -12,8 +12,11 @@
 //!
 //! Arguments: element order (`linear`, `quadratic`, `cubic`), number of elements,
 //! scalar (`f64`, `f32`), rotation (`matrix`, `quaternion`), number of measured steps
-//! (after 50 warm-up steps, so the rod is moving), and optionally `gauss-point` for the
-//! one-point-at-a-time projection instead of the banded solve. Only `measured_steps` is
+//! (after 50 warm-up steps, so the rod is moving), optionally `gauss-point` for the
+//! one-point-at-a-time projection instead of the banded solve (`banded` otherwise), and
+//! optionally `time`: then it also prints the fastest wall time per step over chunks of
+//! the measured step count (a rough figure on a shared machine; the criterion bench
+//! `rod` is the reference). Only `measured_steps` is
 //! collected with the toggle above: its total divided by the step count is the cost of
 //! one step; the inclusive costs of `evaluate` (element kinematics and strain
 //! gradients), `assemble` (∇C 𝓜⁻¹ ∇Cᵀ + α̃), `factor`, `solve_in_place` and
@@ -33,7 +36,12 @@ fn measured_steps<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, steps: usize
     }
 }
 
-fn run<T: Real, G: LieGroup<T>, const N: usize>(elements: usize, steps: usize, solve: RodSolve) {
+fn run<T: Real, G: LieGroup<T>, const N: usize>(
+    elements: usize,
+    steps: usize,
+    solve: RodSolve,
+    time: bool,
+) {
     let options = SolverOptions {
         dt: c(5e-3),
         ..SolverOptions::default()
@@ -52,6 +60,15 @@ fn run<T: Real, G: LieGroup<T>, const N: usize>(elements: usize, steps: usize, s
         world.step().expect("the cantilever does not diverge");
     }
     measured_steps(&mut world, steps);
+    if time {
+        let mut best = f64::INFINITY;
+        for _ in 0..20 {
+            let t = std::time::Instant::now();
+            measured_steps(&mut world, steps);
+            best = best.min(t.elapsed().as_secs_f64() / steps as f64);
+        }
+        println!("fastest {:.1} µs per step", best * 1e6);
+    }
     let tip = world.body(*ids.nodes.last().unwrap()).unwrap().position;
     println!(
         "{} nodes × {elements} elements, {} {} {solve:?}: tip after {} steps {tip:?}",
@@ -62,11 +79,17 @@ fn run<T: Real, G: LieGroup<T>, const N: usize>(elements: usize, steps: usize, s
     );
 }
 
-fn dispatch<T: Real, G: LieGroup<T>>(order: &str, elements: usize, steps: usize, solve: RodSolve) {
+fn dispatch<T: Real, G: LieGroup<T>>(
+    order: &str,
+    elements: usize,
+    steps: usize,
+    solve: RodSolve,
+    time: bool,
+) {
     match order {
-        "linear" => run::<T, G, 2>(elements, steps, solve),
-        "quadratic" => run::<T, G, 3>(elements, steps, solve),
-        _ => run::<T, G, 4>(elements, steps, solve),
+        "linear" => run::<T, G, 2>(elements, steps, solve, time),
+        "quadratic" => run::<T, G, 3>(elements, steps, solve, time),
+        _ => run::<T, G, 4>(elements, steps, solve, time),
     }
 }
 
@@ -81,12 +104,15 @@ fn main() {
     } else {
         RodSolve::Banded
     };
+    let time = arg(7, "") == "time";
     match (arg(4, "matrix").as_str(), arg(3, "f64").as_str()) {
         ("quaternion", "f32") => {
-            dispatch::<f32, UnitQuaternion<f32>>(&order, elements, steps, solve)
+            dispatch::<f32, UnitQuaternion<f32>>(&order, elements, steps, solve, time)
         }
-        ("quaternion", _) => dispatch::<f64, UnitQuaternion<f64>>(&order, elements, steps, solve),
-        (_, "f32") => dispatch::<f32, SO3Matrix<f32>>(&order, elements, steps, solve),
-        _ => dispatch::<f64, SO3Matrix<f64>>(&order, elements, steps, solve),
+        ("quaternion", _) => {
+            dispatch::<f64, UnitQuaternion<f64>>(&order, elements, steps, solve, time)
+        }
+        (_, "f32") => dispatch::<f32, SO3Matrix<f32>>(&order, elements, steps, solve, time),
+        _ => dispatch::<f64, SO3Matrix<f64>>(&order, elements, steps, solve, time),
     }
 }

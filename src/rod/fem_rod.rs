@@ -28,6 +28,28 @@
 //! by `𝓜⁻¹ ∇CᵀΔλ` (57)–(58). One projection is one Newton step of the whole rod, so the
 //! rod keeps its stiffness with a single iteration per substep (Fig. 11).
 //!
+//! The band is given the rod's profile ([`BlockBandedMatrix::set_row_start`]): row
+//! e·q + r couples only with the points of elements e − 1 and e, so its first
+//! non-zero block is in column (e − 1)·q, and the factorisation skips the blocks left
+//! of it (a third of the block products for cubic elements). The assembly uses the
+//! structure of a gradient block `[∂C/∂pₖ | D_{Rₖ}C]`: its position columns are zero
+//! in the curvature rows (∂u/∂pₖ = 0), so one product ∇C_gk 𝓜ₖ⁻¹ ∇C_g'kᵀ costs 135
+//! multiply-adds, not 216; 𝓜ₖ⁻¹ (diagonal) scales the columns once per point and
+//! node; fixed nodes (𝓜ₖ⁻¹ = 0) are skipped; every block of the profile is written
+//! once, so the band is not zeroed first. The basis values at the Gauss points are
+//! constants of the element, computed by [`RodElement::new`].
+//!
+//! # One Gauss point at a time
+//! With [`RodSolve::GaussPoint`] ([`FemRod::with_solve`], [`FemRod::add_straight_with`])
+//! the same constraints are instead projected one Gauss point at a time, in order along
+//! the rod: each point re-evaluates its constraint at the current poses and solves its
+//! own 6×6 system (a block Gauss–Seidel sweep, the comparison of Figure 11). It needs
+//! many iterations to approach the stiffness of one banded solve, and its fixed point
+//! is not the banded one: each point moves the nodes along its gradient at the state
+//! it sees, so the λ accumulated over a sweep does not satisfy the primal equation
+//! (51) with the final gradients; the difference shrinks with the substep size
+//! (`tests/rod_gauss_point.rs` measures it).
+//!
 //! # Clamped ends
 //! A clamped end is a node that is a fixed body (infinite mass and inertia): its
 //! 𝓜⁻¹ = 0, so its columns of ∇C contribute nothing to A and it is never moved, while
@@ -43,7 +65,8 @@
 //! the end-of-substep poses. Damping changes the path to rest, not the rest state.
 //!
 //! Nothing here allocates after [`FemRod::new`]: the Gauss-point cache, λ, the
-//! right-hand side, the per-node corrections and the band are sized there.
+//! right-hand side, the per-node corrections and the band are sized there (both
+//! [`RodSolve`]s).
 
 mod kernels;
 
