@@ -28,7 +28,10 @@
 //! Run with `cargo bench --bench rod -- --warm-up-time 1 --measurement-time 3` (a group
 //! alone: append its name, e.g. `rod_spring`).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
 use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Pose, Real, SO3Matrix};
 use lie_xpbd::rod::{
@@ -52,6 +55,20 @@ fn options<T: Real>(gravity: T) -> SolverOptions<T> {
 fn warm_up<T: Real, G: LieGroup<T>>(mut world: World<T, G>) -> World<T, G> {
     for _ in 0..WARM_UP_STEPS {
         world.step().expect("no divergence");
+    }
+    // The rod moves (its projections succeed: a skipped solve would leave the
+    // gravity-free spring still) and stays bounded.
+    let speed = world
+        .bodies()
+        .iter()
+        .map(|b| b.velocity.norm().to_f64())
+        .fold(0.0, f64::max);
+    assert!(
+        speed > 1e-9 && speed < 100.0,
+        "max node speed {speed:e} m/s"
+    );
+    if std::env::var_os("ROD_BENCH_VERBOSE").is_some() {
+        eprintln!("after warm-up: max node speed {speed:e} m/s");
     }
     world
 }
@@ -95,23 +112,42 @@ fn time_step<T: Real, G: LieGroup<T>>(b: &mut criterion::Bencher, world: &mut Wo
     })
 }
 
+/// Times `World::step` of the world `make` builds (and warms up), built only if
+/// criterion's filter selects the benchmark, and only once.
+fn bench_lazy<T: Real, G: LieGroup<T>>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    make: impl Fn() -> World<T, G>,
+) {
+    let mut world = None;
+    group.bench_function(id, |b| time_step(b, world.get_or_insert_with(&make)));
+}
+
 fn rod_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("rod_step");
-    let mut w = cantilever::<f64, 4>(40);
-    group.bench_function("cubic_40", |b| time_step(b, &mut w));
-    let mut w = cantilever::<f64, 3>(40);
-    group.bench_function("quadratic_40", |b| time_step(b, &mut w));
-    let mut w = cantilever::<f64, 2>(160);
-    group.bench_function("linear_160", |b| time_step(b, &mut w));
+    bench_lazy(&mut group, BenchmarkId::from_parameter("cubic_40"), || {
+        cantilever::<f64, 4>(40)
+    });
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("quadratic_40"),
+        || cantilever::<f64, 3>(40),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("linear_160"),
+        || cantilever::<f64, 2>(160),
+    );
     group.finish();
 }
 
 fn scaling_fem<const N: usize>(c: &mut Criterion, name: &str) {
     let mut group = c.benchmark_group(format!("rod_scaling_{name}"));
     for n in SCALING_SIZES {
-        let mut w = cantilever::<f64, N>(n);
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_function(BenchmarkId::new("step", n), |b| time_step(b, &mut w));
+        bench_lazy(&mut group, BenchmarkId::new("step", n), || {
+            cantilever::<f64, N>(n)
+        });
     }
     group.finish();
 }
@@ -119,9 +155,10 @@ fn scaling_fem<const N: usize>(c: &mut Criterion, name: &str) {
 fn rod_scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("rod_scaling_rigid_chain");
     for n in SCALING_SIZES {
-        let mut w = cantilever_chain(n);
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_function(BenchmarkId::new("step", n), |b| time_step(b, &mut w));
+        bench_lazy(&mut group, BenchmarkId::new("step", n), || {
+            cantilever_chain(n)
+        });
     }
     group.finish();
     scaling_fem::<2>(c, "linear");
@@ -131,14 +168,26 @@ fn rod_scaling(c: &mut Criterion) {
 
 fn rod_scalar(c: &mut Criterion) {
     let mut group = c.benchmark_group("rod_scalar");
-    let mut w = cantilever::<f64, 4>(1000);
-    group.bench_function("cubic_1000/f64", |b| time_step(b, &mut w));
-    let mut w = cantilever::<f32, 4>(1000);
-    group.bench_function("cubic_1000/f32", |b| time_step(b, &mut w));
-    let mut w = cantilever::<f64, 2>(1000);
-    group.bench_function("linear_1000/f64", |b| time_step(b, &mut w));
-    let mut w = cantilever::<f32, 2>(1000);
-    group.bench_function("linear_1000/f32", |b| time_step(b, &mut w));
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("cubic_1000/f64"),
+        || cantilever::<f64, 4>(1000),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("cubic_1000/f32"),
+        || cantilever::<f32, 4>(1000),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("linear_1000/f64"),
+        || cantilever::<f64, 2>(1000),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("linear_1000/f32"),
+        || cantilever::<f32, 2>(1000),
+    );
     group.finish();
 }
 
@@ -253,16 +302,29 @@ impl Spring {
 
 fn rod_spring(c: &mut Criterion) {
     let mut group = c.benchmark_group("rod_spring");
-    let mut w = Spring::chain(120);
-    group.bench_function("rigid_chain_120", |b| time_step(b, &mut w));
-    let mut w = Spring::fem::<2>(120);
-    group.bench_function("linear_120", |b| time_step(b, &mut w));
-    let mut w = Spring::fem::<2>(250);
-    group.bench_function("linear_250", |b| time_step(b, &mut w));
-    let mut w = Spring::fem::<3>(66);
-    group.bench_function("quadratic_66", |b| time_step(b, &mut w));
-    let mut w = Spring::fem::<4>(40);
-    group.bench_function("cubic_40", |b| time_step(b, &mut w));
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("rigid_chain_120"),
+        || Spring::chain(120),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("linear_120"),
+        || Spring::fem::<2>(120),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("linear_250"),
+        || Spring::fem::<2>(250),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("quadratic_66"),
+        || Spring::fem::<3>(66),
+    );
+    bench_lazy(&mut group, BenchmarkId::from_parameter("cubic_40"), || {
+        Spring::fem::<4>(40)
+    });
     group.finish();
 }
 
