@@ -501,8 +501,8 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                         }
                     }
                     if r2 == r {
-                        for i in 0..6 {
-                            block[i][i] += points[g].compliance[i] * scale;
+                        for (i, col) in block.iter_mut().enumerate() {
+                            col[i] += points[g].compliance[i] * scale;
                         }
                     }
                     *matrix.lower_block_cols_mut(g, g2) = block;
@@ -708,8 +708,8 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         for g in 0..self.points.len() {
             let first = (g / self.q) * (N - 1);
             let cdot = self.point_velocity(bodies, g, first);
-            for i in 0..6 {
-                self.rhs[6 * g + i] = -cdot[i];
+            for (r, c) in self.rhs[6 * g..6 * g + 6].iter_mut().zip(cdot) {
+                *r = -c;
             }
         }
         if self.matrix.solve_in_place(&mut self.rhs).is_err() {
