@@ -904,3 +904,85 @@ fn counting_allocator_sees_an_allocation() {
     assert!(allocations() > before);
     drop(v);
 }
+
+// ---------------------------------------------------------------------------------
+// Row profiles (set_row_start)
+// ---------------------------------------------------------------------------------
+
+/// A rod's λ-system (q Gauss points per element of k + 1 nodes, 6 elements, random
+/// gradient blocks, 𝓜⁻¹ and α̃) assembled twice, once with each row's profile start
+/// set to its first coupled column ((e − 1)·q for row e·q + r): the blocks the
+/// profiled factorisation skips are exact zeros in the full one, so both solutions are
+/// bit for bit the same. Adding a block left of a profile is an error, as are starts
+/// past the diagonal and starts after factoring.
+#[test]
+fn row_profile_skips_only_zero_blocks() {
+    for k in 1..=3 {
+        for q in [k, k + 1] {
+            let elements = 6;
+            let n = elements * q;
+            let p = rod_block_bandwidth(q);
+            let mut rng = Rng(1000 + 10 * k as u64 + q as u64);
+            let grads: Vec<Vec<Block<f64>>> = (0..n)
+                .map(|_| (0..=k).map(|_| rng.block()).collect())
+                .collect();
+            let inv_mass: Vec<SVector<f64, 6>> = (0..elements * k + 1)
+                .map(|_| SVector::from_fn(|_, _| 0.5 + rng.unit()))
+                .collect();
+            let mut full = BlockBandedMatrix::<f64>::new(n, p).unwrap();
+            let mut profiled = BlockBandedMatrix::<f64>::new(n, p).unwrap();
+            for g in 0..n {
+                let first = (g / q).saturating_sub(1) * q;
+                profiled.set_row_start(g, first).unwrap();
+                assert_eq!(profiled.row_start(g), Some(first.max(g.saturating_sub(p))));
+            }
+            for g in 0..n {
+                let (e, nodes_g) = (g / q, (g / q) * k..=(g / q) * k + k);
+                for h in (e.saturating_sub(1) * q)..=g {
+                    let base_h = (h / q) * k;
+                    let mut a = Block::<f64>::zeros();
+                    for (x, node) in nodes_g.clone().enumerate() {
+                        if (base_h..=base_h + k).contains(&node) {
+                            a += grads[g][x]
+                                * Block::from_diagonal(&inv_mass[node])
+                                * grads[h][node - base_h].transpose();
+                        }
+                    }
+                    if g == h {
+                        a += Block::identity() * 1e-3;
+                    }
+                    full.add_block(g, h, &a).unwrap();
+                    profiled.add_block(g, h, &a).unwrap();
+                }
+            }
+            if q > 1 {
+                // Row q (element 1, point 0) starts at column 0; row 2q at column q.
+                let err = profiled.add_block(2 * q, q - 1, &Block::identity());
+                assert!(
+                    matches!(err, Err(BandedError::OutsideProfile { row, col, first })
+                        if row == 2 * q && col == q - 1 && first == q),
+                    "{err:?}"
+                );
+            }
+            assert!(matches!(
+                profiled.set_row_start(n, 0),
+                Err(BandedError::OutOfRange { .. })
+            ));
+            assert!(matches!(
+                profiled.set_row_start(1, 2),
+                Err(BandedError::UpperBlock { .. })
+            ));
+            let b: Vec<f64> = (0..6 * n).map(|_| rng.sym()).collect();
+            let (mut x_full, mut x_prof) = (b.clone(), b.clone());
+            full.factor().unwrap();
+            profiled.factor().unwrap();
+            full.solve_in_place(&mut x_full).unwrap();
+            profiled.solve_in_place(&mut x_prof).unwrap();
+            assert_eq!(x_full, x_prof, "k = {k}, q = {q}");
+            assert!(matches!(
+                profiled.set_row_start(1, 0),
+                Err(BandedError::NotAssembling { .. })
+            ));
+        }
+    }
+}

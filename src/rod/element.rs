@@ -247,7 +247,12 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     fn point(&self, xi: T) -> Result<Point<T, G, N>, RodError> {
         check_xi(xi)?;
         let (phi, dphi) = LagrangeBasis::<N>::values_and_derivatives(xi);
-        let dphi_ds = dphi.map(|d| d * self.inv_length);
+        Ok(self.point_with_basis(phi, dphi.map(|d| d * self.inv_length)))
+    }
+
+    /// The point with basis values φⱼ and arc-length derivatives φⱼ,ξ/l given.
+    #[inline(always)]
+    fn point_with_basis(&self, phi: [T; N], dphi_ds: [T; N]) -> Point<T, G, N> {
         let mut theta = Vector3::zeros();
         let mut theta_prime = Vector3::zeros();
         for j in 1..N {
@@ -255,7 +260,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
             theta_prime += self.psi[j] * dphi_ds[j];
         }
         let exp_theta = G::exp(&theta);
-        Ok(Point {
+        Point {
             phi,
             dphi_ds,
             theta,
@@ -263,7 +268,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
             exp_theta,
             rotation: self.nodes[0].rotation.compose(&exp_theta),
             gamma: right_jacobian(&theta),
-        })
+        }
     }
 
     /// θ(ξ) = Σⱼ φⱼ(ξ)(Rⱼ ⊟ R₀) (100), rad, body frame of node 0.
@@ -422,12 +427,24 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     /// [`RodError::ParameterOutOfRange`] unless 0 ≤ ξ ≤ 1.
     pub fn strain_gradient(&self, xi: T) -> Result<StrainGradient<T, N>, RodError> {
         let p = self.point(xi)?;
+        let mut gradient = [Matrix6::zeros(); N];
+        let strains = self.strain_gradient_into(&p, &mut gradient);
+        Ok(StrainGradient { strains, gradient })
+    }
+
+    /// The strains at point `p` and their gradient written into `gradient` (every
+    /// entry: the zero blocks too).
+    #[inline(always)]
+    fn strain_gradient_into(
+        &self,
+        p: &Point<T, G, N>,
+        gradient: &mut [Matrix6<T>; N],
+    ) -> Strains<T> {
         let v = p.rotation.act_inv(&self.combine(&p.dphi_ds));
         let u = p.gamma * p.theta_prime;
         let rt = p.rotation.to_matrix().transpose();
         let v_hat = hat(&v);
         let m = right_jacobian_derivative_contraction(&p.theta, &p.theta_prime);
-        let mut gradient = [Matrix6::zeros(); N];
         // Σ_{j≥1} φⱼ Gⱼᵀ (for D_{R₀}R) and Σ_{j≥1} Aⱼ Gⱼᵀ (for D_{R₀}u), where
         // Aⱼ = φⱼ M + (φⱼ,ξ/l) Γ.
         let mut sum_r = Matrix3::zeros();
@@ -450,13 +467,13 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
             .copy_from(&(rt * p.dphi_ds[0]));
         b.fixed_view_mut::<3, 3>(0, 3).copy_from(&(v_hat * d_rot0));
         b.fixed_view_mut::<3, 3>(3, 3).copy_from(&(-sum_u));
-        Ok(StrainGradient {
-            strains: Strains {
-                shear: v,
-                curvature: u,
-            },
-            gradient,
-        })
+        for b in gradient.iter_mut() {
+            b.fixed_view_mut::<3, 3>(3, 0).fill(T::zero());
+        }
+        Strains {
+            shear: v,
+            curvature: u,
+        }
     }
 }
 
@@ -486,6 +503,8 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
 pub struct RodElement<T: Real, const N: usize> {
     length: T,
     rule: GaussRule<T>,
+    /// φⱼ(ξ̃ₖ) and φⱼ,ξ(ξ̃ₖ)/l at each Gauss point k (constants of the rule).
+    basis: [([T; N], [T; N]); MAX_GAUSS_POINTS],
     precurvature: [Vector3<T>; MAX_GAUSS_POINTS],
     compliance: [Vector6<T>; MAX_GAUSS_POINTS],
 }
@@ -513,9 +532,16 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         for (k, &w) in rule.weights().iter().enumerate() {
             compliance[k] = material.gauss_point_compliance(length, w)?;
         }
+        let inv_length = T::one() / length;
+        let mut basis = [([T::zero(); N], [T::zero(); N]); MAX_GAUSS_POINTS];
+        for (b, &xi) in basis.iter_mut().zip(rule.points()) {
+            let (phi, dphi) = LagrangeBasis::<N>::values_and_derivatives(xi);
+            *b = (phi, dphi.map(|d| d * inv_length));
+        }
         Ok(Self {
             length,
             rule,
+            basis,
             precurvature: [Vector3::zeros(); MAX_GAUSS_POINTS],
             compliance,
         })
@@ -643,6 +669,31 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         kinematics: &ElementKinematics<T, G, N>,
         k: usize,
     ) -> Result<GaussPointConstraint<T, N>, RodError> {
+        let mut out = GaussPointConstraint {
+            xi: T::zero(),
+            weight: T::zero(),
+            value: Vector6::zeros(),
+            gradient: [Matrix6::zeros(); N],
+            compliance: Vector6::zeros(),
+        };
+        self.gauss_point_constraint_into(kinematics, k, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`gauss_point_constraint`](Self::gauss_point_constraint) written into `out`
+    /// (every field), with the basis values at the Gauss point taken from the ones
+    /// computed at construction.
+    ///
+    /// # Errors
+    /// As [`gauss_point_constraint`](Self::gauss_point_constraint); `out` is then
+    /// unchanged.
+    #[inline]
+    pub(crate) fn gauss_point_constraint_into<G: LieGroup<T>>(
+        &self,
+        kinematics: &ElementKinematics<T, G, N>,
+        k: usize,
+        out: &mut GaussPointConstraint<T, N>,
+    ) -> Result<(), RodError> {
         self.check_index(k)?;
         if kinematics.length() != self.length {
             return Err(RodError::LengthMismatch {
@@ -650,17 +701,16 @@ impl<T: Real, const N: usize> RodElement<T, N> {
                 kinematics: kinematics.length().to_f64(),
             });
         }
-        let xi = self.rule.points()[k];
-        let s = kinematics.strain_gradient(xi)?;
-        let v = s.strains.shear - Vector3::z();
-        let u = s.strains.curvature - self.precurvature[k];
-        Ok(GaussPointConstraint {
-            xi,
-            weight: self.rule.weights()[k],
-            value: Vector6::new(v.x, v.y, v.z, u.x, u.y, u.z),
-            gradient: s.gradient,
-            compliance: self.compliance[k],
-        })
+        let (phi, dphi_ds) = self.basis[k];
+        let p = kinematics.point_with_basis(phi, dphi_ds);
+        let strains = kinematics.strain_gradient_into(&p, &mut out.gradient);
+        let v = strains.shear - Vector3::z();
+        let u = strains.curvature - self.precurvature[k];
+        out.xi = self.rule.points()[k];
+        out.weight = self.rule.weights()[k];
+        out.value = Vector6::new(v.x, v.y, v.z, u.x, u.y, u.z);
+        out.compliance = self.compliance[k];
+        Ok(())
     }
 
     /// The lumped inertias of the element's nodes for `material` (Section 6.3.6): as

@@ -28,6 +28,28 @@
 //! by `𝓜⁻¹ ∇CᵀΔλ` (57)–(58). One projection is one Newton step of the whole rod, so the
 //! rod keeps its stiffness with a single iteration per substep (Fig. 11).
 //!
+//! The band is given the rod's profile ([`BlockBandedMatrix::set_row_start`]): row
+//! e·q + r couples only with the points of elements e − 1 and e, so its first
+//! non-zero block is in column (e − 1)·q, and the factorisation skips the blocks left
+//! of it (a third of the block products for cubic elements). The assembly uses the
+//! structure of a gradient block `[∂C/∂pₖ | D_{Rₖ}C]`: its position columns are zero
+//! in the curvature rows (∂u/∂pₖ = 0), so one product ∇C_gk 𝓜ₖ⁻¹ ∇C_g'kᵀ costs 135
+//! multiply-adds, not 216; 𝓜ₖ⁻¹ (diagonal) scales the columns once per point and
+//! node; fixed nodes (𝓜ₖ⁻¹ = 0) are skipped; every block of the profile is written
+//! once, so the band is not zeroed first. The basis values at the Gauss points are
+//! constants of the element, computed by [`RodElement::new`].
+//!
+//! # One Gauss point at a time
+//! With [`RodSolve::GaussPoint`] ([`FemRod::with_solve`], [`FemRod::add_straight_with`])
+//! the same constraints are instead projected one Gauss point at a time, in order along
+//! the rod: each point re-evaluates its constraint at the current poses and solves its
+//! own 6×6 system (a block Gauss–Seidel sweep, the comparison of Figure 11). It needs
+//! many iterations to approach the stiffness of one banded solve, and its fixed point
+//! is not the banded one: each point moves the nodes along its gradient at the state
+//! it sees, so the λ accumulated over a sweep does not satisfy the primal equation
+//! (51) with the final gradients; the difference shrinks with the substep size
+//! (`tests/rod_gauss_point.rs` measures it).
+//!
 //! # Clamped ends
 //! A clamped end is a node that is a fixed body (infinite mass and inertia): its
 //! 𝓜⁻¹ = 0, so its columns of ∇C contribute nothing to A and it is never moved, while
@@ -43,7 +65,10 @@
 //! the end-of-substep poses. Damping changes the path to rest, not the rest state.
 //!
 //! Nothing here allocates after [`FemRod::new`]: the Gauss-point cache, λ, the
-//! right-hand side, the per-node corrections and the band are sized there.
+//! right-hand side, the per-node corrections and the band are sized there (both
+//! [`RodSolve`]s).
+
+mod kernels;
 
 use super::banded::{rod_block_bandwidth, BandedError, BlockBandedMatrix};
 use super::element::{GaussPointConstraint, RodElement};
@@ -94,6 +119,23 @@ pub enum RodClamp {
     End,
     /// Both end nodes are fixed.
     Both,
+}
+
+/// How a [`FemRod`] projects its elastic Gauss-point constraints (108) in each solver
+/// iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RodSolve {
+    /// All Gauss points of the rod at once: one block-banded λ-system (Section 8.2,
+    /// Algorithm 1 line 5), a Newton step of the whole rod per iteration.
+    #[default]
+    Banded,
+    /// One Gauss point at a time, in order along the rod (Gauss–Seidel over the
+    /// points): each point re-evaluates its constraint at the current poses, solves its
+    /// own 6×6 system `A_g Δλ_g = −C_g − α̃_g λ_g` with A_g = Σₖ ∇C_gk 𝓜ₖ⁻¹ ∇C_gkᵀ + α̃_g
+    /// (Cholesky), and moves the element's nodes before the next point. This is the
+    /// comparison of Figure 11: it needs many iterations to reach the stiffness that
+    /// one banded solve has.
+    GaussPoint,
 }
 
 /// A straight, unstressed rod for [`FemRod::add_straight`].
@@ -188,6 +230,7 @@ pub struct FemRod<T: Real, G: LieGroup<T>, const N: usize> {
     /// Per node scratch: ∇CᵀΔλ.
     correction: Vec<Vector6<T>>,
     failed_solves: u64,
+    solve: RodSolve,
     _group: PhantomData<fn() -> G>,
 }
 
@@ -240,7 +283,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             });
         }
         let blocks = elements.len() * q;
-        let matrix = BlockBandedMatrix::new(blocks, rod_block_bandwidth(q))?;
+        let mut matrix = BlockBandedMatrix::new(blocks, rod_block_bandwidth(q))?;
+        // Row e·q + r couples with the points of elements e − 1 and e only.
+        for g in 0..blocks {
+            matrix.set_row_start(g, (g / q).saturating_sub(1) * q)?;
+        }
         let zero_point = GaussPointConstraint {
             xi: T::zero(),
             weight: T::zero(),
@@ -262,6 +309,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             inv_mass: vec![Vector6::zeros(); node_count],
             correction: vec![Vector6::zeros(); node_count],
             failed_solves: 0,
+            solve: RodSolve::Banded,
             _group: PhantomData,
         })
     }
@@ -281,6 +329,20 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         world: &mut World<T, G>,
         material: &RodMaterial<T>,
         spec: &StraightRod<T>,
+    ) -> Result<FemRodIds, FemRodError> {
+        Self::add_straight_with(world, material, spec, RodSolve::Banded)
+    }
+
+    /// [`add_straight`](Self::add_straight) with the projection `solve` instead of the
+    /// banded solve.
+    ///
+    /// # Errors
+    /// As [`add_straight`](Self::add_straight).
+    pub fn add_straight_with(
+        world: &mut World<T, G>,
+        material: &RodMaterial<T>,
+        spec: &StraightRod<T>,
+        solve: RodSolve,
     ) -> Result<FemRodIds, FemRodError> {
         if spec.elements == 0 {
             return Err(FemRodError::InvalidRod {
@@ -344,9 +406,20 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             nodes.push(world.add_body(body)?);
         }
         let name = format!("rod {}", world.system_count());
-        let rod = Self::new(name, nodes.clone(), vec![element; n], spec.damping)?;
+        let rod = Self::new(name, nodes.clone(), vec![element; n], spec.damping)?.with_solve(solve);
         let system = world.add_system(rod)?;
         Ok(FemRodIds { system, nodes })
+    }
+
+    /// The same rod projected by `solve` (the default is [`RodSolve::Banded`]).
+    pub fn with_solve(mut self, solve: RodSolve) -> Self {
+        self.solve = solve;
+        self
+    }
+
+    /// How the rod's constraints are projected.
+    pub fn solve(&self) -> RodSolve {
+        self.solve
     }
 
     /// The node bodies, in order along the rod.
@@ -371,6 +444,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     }
 
     /// Evaluates every Gauss-point constraint and the nodal 𝓜⁻¹ at the bodies' state.
+    #[inline(never)]
     fn evaluate(&mut self, bodies: &[Body<T, G>]) -> Result<(), RodError> {
         for (k, id) in self.nodes.iter().enumerate() {
             let b = &bodies[id.0];
@@ -383,75 +457,272 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                 std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
             let kin = element.kinematics(&poses)?;
             for r in 0..self.q {
-                self.points[e * self.q + r] = element.gauss_point_constraint(&kin, r)?;
+                element.gauss_point_constraint_into(&kin, r, &mut self.points[e * self.q + r])?;
             }
         }
         Ok(())
     }
 
-    /// Assembles A = ∇C 𝓜⁻¹ ∇Cᵀ + diag(α)·`scale` from the cached points and factors it.
-    fn assemble_and_factor(&mut self, scale: T) -> Result<(), BandedError> {
+    /// Assembles A = ∇C 𝓜⁻¹ ∇Cᵀ + diag(α)·`scale` from the cached points into the band
+    /// (lower blocks only), skipping the nodes with 𝓜⁻¹ = 0 (fixed). Every block of
+    /// every row's profile (row e·q + r: columns (e − 1)·q … e·q + r) is written once,
+    /// so the band needs no zeroing first.
+    #[inline(never)]
+    fn assemble(&mut self, scale: T) {
         let q = self.q;
-        self.matrix.reset();
-        for e in 0..self.elements.len() {
+        let Self {
+            matrix,
+            points,
+            inv_mass,
+            elements,
+            ..
+        } = self;
+        matrix.begin_overwrite();
+        for e in 0..elements.len() {
             let first = e * (N - 1);
+            let w: [[T; 6]; N] = std::array::from_fn(|j| inv_mass[first + j].into());
+            let active: [bool; N] = std::array::from_fn(|j| w[j].iter().any(|x| *x != T::zero()));
             for r in 0..q {
                 let g = e * q + r;
                 // ∇C_gk 𝓜ₖ⁻¹ for the element's nodes k.
-                let gw: [Matrix6<T>; N] = std::array::from_fn(|j| {
-                    let w = &self.inv_mass[first + j];
-                    let mut m = self.points[g].gradient[j];
-                    for (col, &wc) in w.iter().enumerate() {
-                        m.column_mut(col).scale_mut(wc);
-                    }
-                    m
+                let y: [kernels::Block6<T>; N] = std::array::from_fn(|j| {
+                    kernels::scale_columns(&points[g].gradient[j].data.0, &w[j])
                 });
                 for r2 in 0..=r {
                     let g2 = e * q + r2;
-                    let mut block = Matrix6::zeros();
-                    for (j, gwj) in gw.iter().enumerate() {
-                        block.gemm(
-                            T::one(),
-                            gwj,
-                            &self.points[g2].gradient[j].transpose(),
-                            T::one(),
-                        );
-                    }
-                    if r2 == r {
-                        let alpha = self.points[g].compliance * scale;
-                        for i in 0..6 {
-                            block[(i, i)] += alpha[i];
+                    let mut block = [[T::zero(); 6]; 6];
+                    for j in 0..N {
+                        if active[j] {
+                            kernels::add_mul_transpose(
+                                &mut block,
+                                &y[j],
+                                &points[g2].gradient[j].data.0,
+                            );
                         }
                     }
-                    self.matrix.add_block(g, g2, &block)?;
+                    if r2 == r {
+                        for (i, col) in block.iter_mut().enumerate() {
+                            col[i] += points[g].compliance[i] * scale;
+                        }
+                    }
+                    *matrix.lower_block_cols_mut(g, g2) = block;
                 }
                 if e > 0 {
                     // The shared node: local 0 of e, local N − 1 of e − 1.
                     for r2 in 0..q {
                         let g2 = (e - 1) * q + r2;
-                        let block = gw[0] * self.points[g2].gradient[N - 1].transpose();
-                        self.matrix.add_block(g, g2, &block)?;
+                        let mut block = [[T::zero(); 6]; 6];
+                        if active[0] {
+                            kernels::add_mul_transpose(
+                                &mut block,
+                                &y[0],
+                                &points[g2].gradient[N - 1].data.0,
+                            );
+                        }
+                        *matrix.lower_block_cols_mut(g, g2) = block;
                     }
                 }
             }
         }
-        self.matrix.factor()
     }
 
     /// After `rhs` holds the solution Δ: per node 𝓜⁻¹ Σ_g ∇C_gᵀ Δ_g into `correction`.
+    #[inline(never)]
     fn node_corrections(&mut self) {
         for c in &mut self.correction {
             *c = Vector6::zeros();
         }
         for (g, point) in self.points.iter().enumerate() {
             let first = (g / self.q) * (N - 1);
-            let d = Vector6::from_column_slice(&self.rhs[6 * g..6 * g + 6]);
+            let d: [T; 6] = std::array::from_fn(|i| self.rhs[6 * g + i]);
             for (j, grad) in point.gradient.iter().enumerate() {
-                self.correction[first + j].gemv_tr(T::one(), grad, &d, T::one());
+                kernels::add_transpose_mul(
+                    &mut self.correction[first + j].data.0[0],
+                    &grad.data.0,
+                    &d,
+                );
             }
         }
         for (c, w) in self.correction.iter_mut().zip(&self.inv_mass) {
             *c = c.component_mul(w);
+        }
+    }
+
+    /// One banded projection (module docs: the solve).
+    fn project_banded(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+        if self.evaluate(bodies).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.assemble(inv_h2);
+        if self.matrix.factor().is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for (g, point) in self.points.iter().enumerate() {
+            for i in 0..6 {
+                let alpha = point.compliance[i] * inv_h2;
+                self.rhs[6 * g + i] = -point.value[i] - alpha * self.lambda[6 * g + i];
+            }
+        }
+        if self.matrix.solve_in_place(&mut self.rhs).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for (l, d) in self.lambda.iter_mut().zip(&self.rhs) {
+            *l += *d;
+        }
+        self.node_corrections();
+        for (id, dx) in self.nodes.iter().zip(&self.correction) {
+            apply_body_correction(
+                &mut bodies[id.0],
+                &Vector3::new(dx[0], dx[1], dx[2]),
+                &Vector3::new(dx[3], dx[4], dx[5]),
+            );
+        }
+    }
+
+    /// The 6×6 system of Gauss point g alone, A_g = Σₖ ∇C_gk 𝓜ₖ⁻¹ ∇C_gkᵀ + diag(α)·`scale`
+    /// (element e, nodes from `first`), solved for `rhs` by Cholesky; `None` if A_g is
+    /// not positive definite.
+    fn point_solve(
+        &self,
+        g: usize,
+        first: usize,
+        scale: T,
+        rhs: &Vector6<T>,
+    ) -> Option<Vector6<T>> {
+        let point = &self.points[g];
+        let mut a = Matrix6::<T>::zeros();
+        for (j, grad) in point.gradient.iter().enumerate() {
+            let w: [T; 6] = self.inv_mass[first + j].into();
+            if w.iter().all(|x| *x == T::zero()) {
+                continue;
+            }
+            let y = kernels::scale_columns(&grad.data.0, &w);
+            kernels::add_mul_transpose(&mut a.data.0, &y, &grad.data.0);
+        }
+        for i in 0..6 {
+            a[(i, i)] += point.compliance[i] * scale;
+        }
+        a.cholesky().map(|ch| ch.solve(rhs))
+    }
+
+    /// One Gauss–Seidel sweep over the Gauss points ([`RodSolve::GaussPoint`]).
+    fn project_gauss_points(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+        for k in 0..self.nodes.len() {
+            let b = &bodies[self.nodes[k].0];
+            let (m, i) = (b.inv_mass(), b.inv_inertia());
+            self.inv_mass[k] = Vector6::new(m, m, m, i.x, i.y, i.z);
+        }
+        for e in 0..self.elements.len() {
+            let first = e * (N - 1);
+            for r in 0..self.q {
+                let g = e * self.q + r;
+                let poses: [Pose<T, G>; N] =
+                    std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
+                let element = &self.elements[e];
+                let Ok(point) = element
+                    .kinematics(&poses)
+                    .and_then(|kin| element.gauss_point_constraint(&kin, r))
+                else {
+                    self.failed_solves += 1;
+                    return;
+                };
+                self.points[g] = point;
+                let lambda = Vector6::from_column_slice(&self.lambda[6 * g..6 * g + 6]);
+                let rhs = -point.value - point.compliance.component_mul(&lambda) * inv_h2;
+                let Some(d) = self
+                    .point_solve(g, first, inv_h2, &rhs)
+                    .filter(|d| d.iter().all(|x| x.is_finite()))
+                else {
+                    self.failed_solves += 1;
+                    return;
+                };
+                for i in 0..6 {
+                    self.lambda[6 * g + i] += d[i];
+                }
+                for (j, grad) in point.gradient.iter().enumerate() {
+                    let dx = grad.tr_mul(&d).component_mul(&self.inv_mass[first + j]);
+                    apply_body_correction(
+                        &mut bodies[self.nodes[first + j].0],
+                        &Vector3::new(dx[0], dx[1], dx[2]),
+                        &Vector3::new(dx[3], dx[4], dx[5]),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The damping pass one Gauss point at a time ([`RodSolve::GaussPoint`]): the
+    /// points evaluated once at the end-of-substep poses, then per point
+    /// A_g Δμ = −∇C_g v and v ← v + 𝓜⁻¹∇C_gᵀΔμ in order along the rod.
+    fn damp_gauss_points(&mut self, bodies: &mut [Body<T, G>], scale: T) {
+        if self.evaluate(bodies).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for g in 0..self.points.len() {
+            let first = (g / self.q) * (N - 1);
+            let cdot = self.point_velocity(bodies, g, first);
+            let Some(d) = self
+                .point_solve(g, first, scale, &-Vector6::from(cdot))
+                .filter(|d| d.iter().all(|x| x.is_finite()))
+            else {
+                self.failed_solves += 1;
+                return;
+            };
+            for (j, grad) in self.points[g].gradient.iter().enumerate() {
+                let dv = grad.tr_mul(&d).component_mul(&self.inv_mass[first + j]);
+                let b = &mut bodies[self.nodes[first + j].0];
+                if !b.is_fixed() {
+                    b.velocity += Vector3::new(dv[0], dv[1], dv[2]);
+                    b.angular_velocity += Vector3::new(dv[3], dv[4], dv[5]);
+                }
+            }
+        }
+    }
+
+    /// Ċ_g = ∇C_g v of Gauss point g (element nodes from `first`).
+    fn point_velocity(&self, bodies: &[Body<T, G>], g: usize, first: usize) -> [T; 6] {
+        let mut cdot = [T::zero(); 6];
+        for (j, grad) in self.points[g].gradient.iter().enumerate() {
+            let b = &bodies[self.nodes[first + j].0];
+            let (v, w) = (b.velocity, b.angular_velocity);
+            kernels::add_mul(&mut cdot, &grad.data.0, &[v.x, v.y, v.z, w.x, w.y, w.z]);
+        }
+        cdot
+    }
+
+    /// The banded damping pass (module docs: damping).
+    fn damp_banded(&mut self, bodies: &mut [Body<T, G>], scale: T) {
+        if self.evaluate(bodies).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.assemble(scale);
+        if self.matrix.factor().is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for g in 0..self.points.len() {
+            let first = (g / self.q) * (N - 1);
+            let cdot = self.point_velocity(bodies, g, first);
+            for (r, c) in self.rhs[6 * g..6 * g + 6].iter_mut().zip(cdot) {
+                *r = -c;
+            }
+        }
+        if self.matrix.solve_in_place(&mut self.rhs).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.node_corrections();
+        for (id, dv) in self.nodes.iter().zip(&self.correction) {
+            let b = &mut bodies[id.0];
+            if !b.is_fixed() {
+                b.velocity += Vector3::new(dv[0], dv[1], dv[2]);
+                b.angular_velocity += Vector3::new(dv[3], dv[4], dv[5]);
+            }
         }
     }
 }
@@ -496,30 +767,9 @@ impl<T: Real, G: LieGroup<T>, const N: usize> System<T, G> for FemRod<T, G, N> {
     }
 
     fn project(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
-        if self.evaluate(bodies).is_err() || self.assemble_and_factor(inv_h2).is_err() {
-            self.failed_solves += 1;
-            return;
-        }
-        for (g, point) in self.points.iter().enumerate() {
-            for i in 0..6 {
-                let alpha = point.compliance[i] * inv_h2;
-                self.rhs[6 * g + i] = -point.value[i] - alpha * self.lambda[6 * g + i];
-            }
-        }
-        if self.matrix.solve_in_place(&mut self.rhs).is_err() {
-            self.failed_solves += 1;
-            return;
-        }
-        for (l, d) in self.lambda.iter_mut().zip(&self.rhs) {
-            *l += *d;
-        }
-        self.node_corrections();
-        for (id, dx) in self.nodes.iter().zip(&self.correction) {
-            apply_body_correction(
-                &mut bodies[id.0],
-                &Vector3::new(dx[0], dx[1], dx[2]),
-                &Vector3::new(dx[3], dx[4], dx[5]),
-            );
+        match self.solve {
+            RodSolve::Banded => self.project_banded(bodies, inv_h2),
+            RodSolve::GaussPoint => self.project_gauss_points(bodies, inv_h2),
         }
     }
 
@@ -529,33 +779,9 @@ impl<T: Real, G: LieGroup<T>, const N: usize> System<T, G> for FemRod<T, G, N> {
         }
         // β̃⁻¹ = α/(h b).
         let scale = T::one() / (h * self.damping);
-        if self.evaluate(bodies).is_err() || self.assemble_and_factor(scale).is_err() {
-            self.failed_solves += 1;
-            return;
-        }
-        for (g, point) in self.points.iter().enumerate() {
-            let first = (g / self.q) * (N - 1);
-            let mut cdot = Vector6::zeros();
-            for (j, grad) in point.gradient.iter().enumerate() {
-                let b = &bodies[self.nodes[first + j].0];
-                let (v, w) = (b.velocity, b.angular_velocity);
-                cdot += grad * Vector6::new(v.x, v.y, v.z, w.x, w.y, w.z);
-            }
-            for i in 0..6 {
-                self.rhs[6 * g + i] = -cdot[i];
-            }
-        }
-        if self.matrix.solve_in_place(&mut self.rhs).is_err() {
-            self.failed_solves += 1;
-            return;
-        }
-        self.node_corrections();
-        for (id, dv) in self.nodes.iter().zip(&self.correction) {
-            let b = &mut bodies[id.0];
-            if !b.is_fixed() {
-                b.velocity += Vector3::new(dv[0], dv[1], dv[2]);
-                b.angular_velocity += Vector3::new(dv[3], dv[4], dv[5]);
-            }
+        match self.solve {
+            RodSolve::Banded => self.damp_banded(bodies, scale),
+            RodSolve::GaussPoint => self.damp_gauss_points(bodies, scale),
         }
     }
 

@@ -35,7 +35,7 @@ pub use element::{
     Strains, ThetaGradient,
 };
 pub use error::RodError;
-pub use fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, StraightRod};
+pub use fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
 pub use rigid_chain::{

@@ -119,7 +119,7 @@ const B: usize = BLOCK_SIZE;
 pub type Block<T> = SMatrix<T, BLOCK_SIZE, BLOCK_SIZE>;
 
 /// Columns of a block, as nalgebra stores them (column-major, `data.0[column][row]`).
-type Cols<T> = [[T; B]; B];
+pub(crate) type Cols<T> = [[T; B]; B];
 
 /// The block bandwidth p (number of non-zero block sub-diagonals) of a rod's λ-system
 /// `∇C 𝓜⁻¹ ∇Cᵀ + α̃` with `gauss_points_per_element` = q Gauss-point constraints (108)
@@ -172,6 +172,17 @@ pub enum BandedError {
         row: usize,
         /// Block column asked for.
         col: usize,
+    },
+    /// A block left of the row's profile start ([`BlockBandedMatrix::set_row_start`]):
+    /// the row was declared to have no non-zero blocks there.
+    #[error("block ({row}, {col}) is left of the start {first} of block row {row}'s profile")]
+    OutsideProfile {
+        /// Block row asked for.
+        row: usize,
+        /// Block column asked for.
+        col: usize,
+        /// The first block column of the row's profile.
+        first: usize,
     },
     /// An entry added to block (row, col) is NaN or infinite, or would make the stored
     /// entry so (overflow). The matrix is left unchanged.
@@ -287,6 +298,9 @@ pub struct BlockBandedMatrix<T: Real> {
     band: Vec<Block<T>>,
     /// Reciprocals of the diagonal entries of L_ii (valid when factored).
     inv_diag: Vec<[T; B]>,
+    /// Per block row i the first block column of its profile (i − p unless set by
+    /// [`BlockBandedMatrix::set_row_start`]): blocks left of it are zero in A and in L.
+    row_start: Vec<usize>,
     state: State,
 }
 
@@ -305,6 +319,7 @@ impl<T: Real> BlockBandedMatrix<T> {
             bandwidth: 0,
             band: Vec::new(),
             inv_diag: Vec::new(),
+            row_start: Vec::new(),
             state: State::Assembling,
         };
         m.reshape(blocks, bandwidth)?;
@@ -330,6 +345,9 @@ impl<T: Real> BlockBandedMatrix<T> {
         self.band.resize(len, Block::zeros());
         self.inv_diag.clear();
         self.inv_diag.resize(blocks, [T::zero(); B]);
+        self.row_start.clear();
+        self.row_start
+            .extend((0..blocks).map(|i| i.saturating_sub(p)));
         self.state = State::Assembling;
         Ok(())
     }
@@ -354,6 +372,47 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// Block bandwidth p: blocks (i, j) with |i − j| > p are zero.
     pub fn bandwidth(&self) -> usize {
         self.bandwidth
+    }
+
+    /// Declares that block row `row` has no non-zero blocks left of block column
+    /// `first` (its profile, or envelope, starts there; a `first` below row − p means
+    /// the whole band). Cholesky creates no fill left of a row's first non-zero
+    /// (Section 8.2: the factor has the profile of A), so [`factor`](Self::factor)
+    /// and the solves skip those blocks: for a rod's Gauss points, row e·q + r needs
+    /// only the q + r + 1 blocks from column (e − 1)·q on, not all 2q of the band
+    /// (module docs). Blocks of the row left of `first` are set to zero, and adding to
+    /// them later is an error. Kept by [`reset`](Self::reset), cleared by
+    /// [`reshape`](Self::reshape). No allocation.
+    ///
+    /// # Errors
+    /// [`BandedError::OutOfRange`] for row ≥ n; [`BandedError::UpperBlock`] for
+    /// first > row; [`BandedError::NotAssembling`] after [`factor`](Self::factor).
+    /// On error the matrix is unchanged.
+    pub fn set_row_start(&mut self, row: usize, first: usize) -> Result<(), BandedError> {
+        self.require_assembling("set_row_start")?;
+        if row >= self.blocks {
+            return Err(BandedError::OutOfRange {
+                row,
+                col: first,
+                blocks: self.blocks,
+            });
+        }
+        if first > row {
+            return Err(BandedError::UpperBlock { row, col: first });
+        }
+        let first = first.max(row.saturating_sub(self.bandwidth));
+        for col in row.saturating_sub(self.bandwidth)..first {
+            let k = self.slot(row, col);
+            self.band[k] = Block::zeros();
+        }
+        self.row_start[row] = first;
+        Ok(())
+    }
+
+    /// The first block column of block row `row`'s profile (row − p, or as set by
+    /// [`set_row_start`](Self::set_row_start)); `None` for row ≥ n.
+    pub fn row_start(&self, row: usize) -> Option<usize> {
+        self.row_start.get(row).copied()
     }
 
     /// Whether the storage holds the Cholesky factor L (after a successful
@@ -381,6 +440,13 @@ impl<T: Real> BlockBandedMatrix<T> {
                 bandwidth: self.bandwidth,
             });
         }
+        if col < self.row_start[row] {
+            return Err(BandedError::OutsideProfile {
+                row,
+                col,
+                first: self.row_start[row],
+            });
+        }
         Ok(self.slot(row, col))
     }
 
@@ -405,9 +471,32 @@ impl<T: Real> BlockBandedMatrix<T> {
     ///
     /// # Errors
     /// [`BandedError::OutOfRange`], [`BandedError::UpperBlock`],
-    /// [`BandedError::OutOfBand`] for a block that is not stored.
+    /// [`BandedError::OutOfBand`] for a block that is not stored;
+    /// [`BandedError::OutsideProfile`] for a block left of the row's profile start.
     pub fn block(&self, row: usize, col: usize) -> Result<&Block<T>, BandedError> {
         Ok(&self.band[self.index(row, col)?])
+    }
+
+    /// Makes the matrix ready to assemble without zeroing it, for assembly code of the
+    /// crate that then overwrites every block of every row's profile (blocks outside
+    /// the profiles are zero already: nothing writes them). No allocation.
+    #[inline]
+    pub(crate) fn begin_overwrite(&mut self) {
+        self.state = State::Assembling;
+    }
+
+    /// The stored block (row, col) of the matrix being assembled, as columns
+    /// (`[column][row]`), for assembly kernels of the crate that add into it in place.
+    /// The caller guarantees col ≤ row ≤ col + p and the assembling state (checked by
+    /// debug assertions only), and leaves non-finite entries to
+    /// [`factor`](Self::factor), which reports them as a non-finite or non-positive pivot.
+    #[inline(always)]
+    pub(crate) fn lower_block_cols_mut(&mut self, row: usize, col: usize) -> &mut Cols<T> {
+        debug_assert!(self.state == State::Assembling);
+        debug_assert!(col <= row && row - col <= self.bandwidth && row < self.blocks);
+        debug_assert!(col >= self.row_start[row]);
+        let k = self.slot(row, col);
+        &mut self.band[k].data.0
     }
 
     /// Adds `value` to block (row, col) of A, for col ≤ row ≤ col + p. A block above the
@@ -419,6 +508,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// # Errors
     /// [`BandedError::OutOfRange`], [`BandedError::UpperBlock`],
     /// [`BandedError::OutOfBand`] for a block that is not stored;
+    /// [`BandedError::OutsideProfile`] for a block left of the row's profile start;
     /// [`BandedError::NonFiniteBlock`] if an entry of `value`, or of the sum, is not
     /// finite; [`BandedError::NotAssembling`] after [`factor`](Self::factor). On error the
     /// matrix is unchanged.
@@ -561,6 +651,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// [`BandedError::NonFinitePivot`] on overflow; the storage then holds a partial
     /// factor and must be [`reset`](Self::reset). [`BandedError::NotAssembling`] if
     /// already factored.
+    #[inline(never)]
     pub fn factor(&mut self) -> Result<(), BandedError> {
         self.require_assembling("factor")?;
         self.state = State::Failed;
@@ -568,7 +659,7 @@ impl<T: Real> BlockBandedMatrix<T> {
         let w = p + 1;
         let tiny = c::<T>(64.0) * T::default_epsilon();
         for i in 0..n {
-            let lo = i.saturating_sub(p);
+            let lo = self.row_start[i];
             // Rows before i (read) and row i (written): block (i, j) is cur[j + p − i],
             // block (j, k) of an earlier row j is prev[j·w + k + p − j].
             let (prev, rest) = self.band.split_at_mut(i * w);
@@ -577,7 +668,7 @@ impl<T: Real> BlockBandedMatrix<T> {
                 let (left, at) = cur.split_at_mut(j + p - i);
                 let s = &mut at[0].data.0;
                 let row_j = &prev[j * w..(j + 1) * w];
-                for k in lo..j {
+                for k in lo.max(self.row_start[j])..j {
                     sub_mul_transpose(s, &left[k + p - i].data.0, &row_j[k + p - j].data.0);
                 }
                 solve_right_lower_transpose(s, &row_j[p].data.0, &self.inv_diag[j]);
@@ -602,6 +693,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// [`BandedError::LengthMismatch`] unless `rhs` has 6n entries;
     /// [`BandedError::NonFiniteVector`] for a non-finite entry of b (`rhs` unchanged) or
     /// of x (overflow; `rhs` then holds the overflowed x).
+    #[inline(never)]
     pub fn solve_in_place(&self, rhs: &mut [T]) -> Result<(), BandedError> {
         if self.state != State::Factored {
             return Err(BandedError::NotFactored {
@@ -619,7 +711,7 @@ impl<T: Real> BlockBandedMatrix<T> {
         // Forward: L y = b.
         for i in 0..n {
             let mut t = seg(rhs, i);
-            for j in i.saturating_sub(p)..i {
+            for j in self.row_start[i]..i {
                 let l = &self.band[self.slot(i, j)].data.0;
                 let yj = seg(rhs, j);
                 for (l_col, &y) in l.iter().zip(yj.iter()) {
@@ -637,6 +729,9 @@ impl<T: Real> BlockBandedMatrix<T> {
         for i in (0..n).rev() {
             let mut t = seg(rhs, i);
             for k in i + 1..n.min(i + p + 1) {
+                if self.row_start[k] > i {
+                    continue;
+                }
                 let l = &self.band[self.slot(k, i)].data.0;
                 let xk = seg(rhs, k);
                 for col in 0..B {
