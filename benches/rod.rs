@@ -11,7 +11,7 @@
 //!   of the same order).
 //! * `rod_scaling_<discretization>/step/<elements>`: the same cantilever from 100 to
 //!   2,000 elements (rigid chain: joints, i.e. bodies − 1), f64, with throughput set to
-//!   the element count. `scripts/fit_rod_scaling.py` fits the exponent of time per step
+//!   the element count. `benches/fit_rod_scaling.py` fits the exponent of time per step
 //!   against element count from the estimates.
 //! * `rod_scalar/<order>_1000/<f32|f64>`: the cantilever of 1,000 elements in both
 //!   scalars.

@@ -6,7 +6,7 @@ target/criterion/rod_scaling_<discretization>/step/<elements>/new/estimates.json
 (median, ns) and prints, per discretization, the medians and the least-squares slope
 of log(time) against log(elements): the fitted exponent (1 = linear cost).
 
-Usage: python3 scripts/fit_rod_scaling.py [criterion directory]
+Usage: python3 benches/fit_rod_scaling.py [criterion directory]
 """
 import json
 import math
