@@ -468,7 +468,7 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> Constraint<T, G> for NormedJoint<T,
     }
 
     /// False: the gradient of a norm ‖d‖ is d/‖d‖, which jumps at d = 0.
-    fn continuous_gradient(&self) -> bool {
+    fn is_smooth(&self) -> bool {
         false
     }
 

@@ -288,7 +288,7 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
 
     /// False for the normed form ([`Self::normed`]), whose rows are norms; true for
     /// the vector form.
-    fn continuous_gradient(&self) -> bool {
+    fn is_smooth(&self) -> bool {
         !self.normed
     }
 

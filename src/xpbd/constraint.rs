@@ -114,7 +114,7 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     /// ([`crate::xpbd::SolverOptions::primal_correction`]) re-evaluates ∇C at the end
     /// state and relies on it changing only a little over a small move, so a world
     /// holding any enabled constraint that returns false skips that pass. Default: true.
-    fn continuous_gradient(&self) -> bool {
+    fn is_smooth(&self) -> bool {
         true
     }
 

@@ -52,7 +52,7 @@
 //! median primal residual over 0–15 s from 3.35e-9 to 6.9e-13 and leaves the
 //! constraint residual at 2.08e-5, for one more evaluation of every constraint per
 //! substep (about 1.55× the instructions of the plain step). It needs gradients
-//! that are continuous at C = 0 ([`Constraint::continuous_gradient`]): for the
+//! that are continuous at C = 0 ([`Constraint::is_smooth`]): for the
 //! normed joints of Section 5.1, whose gradient d/‖d‖ jumps there, it would undo
 //! their corrections (the pendulum in scalar mode blows up within 0.02 s), so a
 //! world holding one skips the pass ([`World::primal_correction_applies`]).

@@ -54,7 +54,7 @@ struct Slot<T: Real, G: LieGroup<T>> {
     breaking: Option<Box<breaking::Breaking<T>>>,
     // Constraint::evaluate_overwrites: the evaluation buffer need not be cleared first.
     overwrites: bool,
-    // Constraint::continuous_gradient, cached.
+    // Constraint::is_smooth, cached.
     continuous: bool,
     // The direct group ([`World::add_direct_group`]) that projects this constraint;
     // `None`: projected by Gauss–Seidel.
@@ -208,7 +208,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             lambda_hi[row] = hi;
         }
         let overwrites = constraint.evaluate_overwrites();
-        let continuous = constraint.continuous_gradient();
+        let continuous = constraint.is_smooth();
         self.slots.push(Slot {
             constraint,
             lambda: SVector::zeros(),

@@ -70,7 +70,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 
     /// Whether [`SolverOptions::primal_correction`] acts: false while any enabled
     /// constraint has a gradient that jumps at C = 0
-    /// ([`Constraint::continuous_gradient`]), e.g. the normed joints of Section 5.1.
+    /// ([`Constraint::is_smooth`]), e.g. the normed joints of Section 5.1.
     pub fn primal_correction_applies(&self) -> bool {
         self.slots.iter().all(|s| !s.enabled || s.continuous)
     }
