@@ -487,6 +487,9 @@ pub struct RodElement<T: Real, const N: usize> {
     length: T,
     rule: GaussRule<T>,
     precurvature: [Vector3<T>; MAX_GAUSS_POINTS],
+    /// Rest value v* of the shear/stretch strain per Gauss point (e₃ unless set by
+    /// [`RodElement::with_rest_strains`]).
+    rest_shear: [Vector3<T>; MAX_GAUSS_POINTS],
     compliance: [Vector6<T>; MAX_GAUSS_POINTS],
 }
 
@@ -517,6 +520,7 @@ impl<T: Real, const N: usize> RodElement<T, N> {
             length,
             rule,
             precurvature: [Vector3::zeros(); MAX_GAUSS_POINTS],
+            rest_shear: [Vector3::z(); MAX_GAUSS_POINTS],
             compliance,
         })
     }
@@ -570,6 +574,39 @@ impl<T: Real, const N: usize> RodElement<T, N> {
             self.precurvature[k] = kin.strains(self.rule.points()[k])?.curvature;
         }
         Ok(self)
+    }
+
+    /// The same element with both rest strains at each Gauss point set to those of the
+    /// configuration `rest` (nodal poses): u*(ξ̃ₖ) = u(ξ̃ₖ) (103) as
+    /// [`Self::with_rest_curvature`], and the shear/stretch rest value
+    /// v*(ξ̃ₖ) = v(ξ̃ₖ) (101) in place of e₃, so that all six rows of C vanish there.
+    /// For a curved rest shape (a helix) the interpolated tangent between nodes is not
+    /// exactly unit and along d₃; this makes the discrete shape itself stress-free. The
+    /// constraint becomes C = (v − v*, u − u*), with the same gradient.
+    ///
+    /// # Errors
+    /// As [`ElementKinematics::new`] for `rest`.
+    pub fn with_rest_strains<G: LieGroup<T>>(
+        mut self,
+        rest: &[Pose<T, G>; N],
+    ) -> Result<Self, RodError> {
+        let kin = self.kinematics(rest)?;
+        for k in 0..self.rule.len() {
+            let s = kin.strains(self.rule.points()[k])?;
+            self.precurvature[k] = s.curvature;
+            self.rest_shear[k] = s.shear;
+        }
+        Ok(self)
+    }
+
+    /// The rest value v*(ξ̃ₖ) of the shear/stretch strain at Gauss point k
+    /// (dimensionless, director frame; e₃ unless set by [`Self::with_rest_strains`]).
+    ///
+    /// # Errors
+    /// [`RodError::GaussPointIndex`] if k is past the rule.
+    pub fn rest_shear(&self, k: usize) -> Result<Vector3<T>, RodError> {
+        self.check_index(k)?;
+        Ok(self.rest_shear[k])
     }
 
     fn check_index(&self, k: usize) -> Result<(), RodError> {
@@ -631,7 +668,8 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         ElementKinematics::new(nodes, self.length)
     }
 
-    /// The constraint (108) at Gauss point k, C = (v(ξ̃ₖ) − e₃, u(ξ̃ₖ) − u*(ξ̃ₖ)), its
+    /// The constraint (108) at Gauss point k, C = (v(ξ̃ₖ) − v*(ξ̃ₖ), u(ξ̃ₖ) − u*(ξ̃ₖ)) (v* = e₃
+    /// unless set by [`Self::with_rest_strains`]), its
     /// gradient (Appendix G, the ∂Γ/∂θ term included) and compliance (109)
     /// (`proofs/rod_gauss_point_constraint.md`).
     ///
@@ -652,7 +690,7 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         }
         let xi = self.rule.points()[k];
         let s = kinematics.strain_gradient(xi)?;
-        let v = s.strains.shear - Vector3::z();
+        let v = s.strains.shear - self.rest_shear[k];
         let u = s.strains.curvature - self.precurvature[k];
         Ok(GaussPointConstraint {
             xi,

@@ -27,19 +27,19 @@ pub struct PosedRod<T: Real, G: LieGroup<T>> {
     pub clamp: RodClamp,
     /// Rayleigh damping b of every row, s (≥ 0).
     pub damping: T,
-    /// Constant precurvature u* (rad/m, director frame) at every Gauss point; `None`:
-    /// the curvature of the initial poses at each Gauss point (the initial shape is the
-    /// rest shape of the curvature rows).
+    /// Constant precurvature u* (rad/m, director frame) at every Gauss point, with the
+    /// shear rest value v* = e₃; `None`: both rest strains are those of the initial
+    /// poses at each Gauss point ([`RodElement::with_rest_strains`]: the initial shape
+    /// is the rest shape).
     pub precurvature: Option<Vector3<T>>,
 }
 
 impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// Adds the rod `spec` of `material` to `world`: one body per node with the lumped
     /// mass and inertia of Section 6.3.6 (computed from each element's rest length),
-    /// the clamped ends as fixed bodies, and the rod system. The shear/stretch rows
-    /// have their rest value v* = e₃ (108), so a curved initial shape whose
-    /// interpolated tangent is not exactly unit and along d₃ (the chord of a helix
-    /// between nodes) starts slightly stressed, by its interpolation error.
+    /// the clamped ends as fixed bodies, and the rod system. Without a precurvature
+    /// the initial shape is stress-free; with one, the shear rows have v* = e₃ (108)
+    /// and the curvature rows u* = the precurvature.
     ///
     /// # Errors
     /// [`FemRodError::InvalidRod`] for no elements (`"elements"`), a node count that is
@@ -80,7 +80,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                 Some(u) => element.with_precurvature(u)?,
                 None => {
                     let rest: [Pose<T, G>; N] = std::array::from_fn(|j| spec.poses[first + j]);
-                    element.with_rest_curvature(&rest)?
+                    element.with_rest_strains(&rest)?
                 }
             };
             for (j, s) in element.lumped_nodal_inertia(material).iter().enumerate() {

@@ -280,6 +280,7 @@ pub fn scene_file() -> SceneFile {
             ],
         },
         bodies,
+        rods: Vec::new(),
         joints,
         prescribed,
     }
