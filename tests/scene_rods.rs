@@ -157,16 +157,17 @@ fn rod_nodes_are_joint_bodies() {
     assert!(p.norm() < 1e-3, "{p:?}");
     assert!((w - t).norm() < 1e-3, "{:e}", (w - t).norm());
     assert!(t.y < -0.3, "{t:?}");
-    // Index names work as well, and a rigid chain's joints come before the scene's.
+    // Index names work as well, and a rigid chain is one system too.
     let text = HANGING.replace("\"arm:tip\"", "\"arm:4\"").replace(
         "discretization = \"fem\"\norder = 2",
         "discretization = \"rigid_chain\"",
     );
     let scene = Scene::from_toml(&text, "hanging.toml").unwrap();
     let b = scene.build::<f64, SO3Matrix<f64>>().unwrap();
-    assert_eq!(b.rods[0].constraints.len(), 4);
-    assert_eq!(b.first_joint, 4);
-    let _ = b.rods[0].nodes[4];
+    assert_eq!(b.rods[0].nodes.len(), 5);
+    assert_eq!(b.first_joint, 0);
+    assert_eq!(b.world.system_count(), 1);
+    assert_eq!(b.world.constraint_count(), 2);
 }
 
 /// A prescribed end and loads from the scene: the clamped start rises at 0.1 m/s for

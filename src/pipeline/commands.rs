@@ -477,3 +477,32 @@ pub fn reproduce_rigid_command(
         }
     }
 }
+
+/// `lie-xpbd reproduce cantilever`:
+/// [`crate::pipeline::reproduce::cantilever::reproduce_cantilever`] into `out`; prints
+/// the Markdown summary. Exit 0, 1 (a run or the files failed) or 130 (interrupted).
+pub fn reproduce_cantilever_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::cantilever::CantileverOptions,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::cantilever::{markdown, reproduce_cantilever};
+    let progress = |k: usize, n: usize, what: &str| {
+        eprintln!("[{}/{n}] {what}", k + 1);
+    };
+    match reproduce_cantilever(out, opts, interrupt, &progress) {
+        Ok(report) => {
+            print!("{}", markdown(&report));
+            println!("Outputs written to {}", out.display());
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

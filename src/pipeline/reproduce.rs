@@ -27,6 +27,8 @@
 //! ratios of the modes' medians), and per scene `SCENE_primal.png` and
 //! `SCENE_constraint.png`: the residual of every mode against time on a log axis.
 
+pub mod cantilever;
+
 use super::files::{OutputDir, OutputError};
 use super::plot::{render_png, series_from_csv, ChartSpec};
 use super::run::{run_scene, RunError, RunOptions, RunStatus, RESIDUAL_WARNING};
@@ -156,7 +158,7 @@ fn load(name: &str, mode: &str, seconds: f64) -> Result<Scene, ReproduceError> {
     Ok(scene)
 }
 
-fn read_err(path: &Path, e: impl std::fmt::Display) -> ReproduceError {
+pub(crate) fn read_err(path: &Path, e: impl std::fmt::Display) -> ReproduceError {
     ReproduceError::Read {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -164,7 +166,7 @@ fn read_err(path: &Path, e: impl std::fmt::Display) -> ReproduceError {
 }
 
 /// Columns `names` of a CSV file with a header, as f64 rows.
-fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>, ReproduceError> {
+pub(crate) fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>, ReproduceError> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| read_err(path, e))?;
     let headers = reader.headers().map_err(|e| read_err(path, e))?.clone();
     let idx: Vec<usize> = names

@@ -16,7 +16,8 @@
 //! * [`rigid_chain`]: the chain of rigid bodies of Section 6.2 — the joint constraint
 //!   (89)–(94) with its gradient (175)–(179), and a builder that puts a whole rod
 //!   (bodies with their masses and inertias, joints, precurvature) into a
-//!   [`crate::xpbd::World`].
+//!   [`crate::xpbd::World`], as joint constraints or as one block-banded system
+//!   ([`RigidChainRod`], [`RigidChainBuilder::build_system`]).
 //! * [`fem_rod`]: a rod of elements whose nodes are bodies of an XPBD world, solved
 //!   as one block-banded λ-system per iteration ([`FemRod`], a [`crate::xpbd::System`]).
 //! * [`fem_builder`]: a finite-element rod of any initial shape from its nodal poses
@@ -51,5 +52,5 @@ pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
 pub use rigid_chain::{
     rigid_chain_strain_gradient, EndInertia, RestShape, RigidChain, RigidChainBuilder,
-    RigidChainConstraint,
+    RigidChainConstraint, RigidChainRod, RigidChainRodIds,
 };

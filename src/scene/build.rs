@@ -44,8 +44,7 @@ pub struct BuiltScene<T: Real, G: LieGroup<T>> {
     pub body_names: Vec<String>,
     /// The world's constraints that are the scene's joints and prescribed motions, in
     /// order: the joints (each followed by what its `limit`/`motor` keys add), then the
-    /// prescribed motions. A rigid-chain rod's joint constraints come before them in the
-    /// world (listed in [`BuiltRod::constraints`]), a fem rod is a system.
+    /// prescribed motions. (Rods are systems of the world, [`BuiltRod::system`].)
     pub joints: Vec<JointInfo>,
     /// The rods, in file order.
     pub rods: Vec<super::rod_build::BuiltRod>,

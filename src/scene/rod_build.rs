@@ -10,7 +10,7 @@ use crate::rod::fem_rod::rotation_from_z;
 use crate::rod::{
     EndMotion, FemRod, Integration, PosedRod, RestShape, RigidChainBuilder, RodClamp, RodMaterial,
 };
-use crate::xpbd::{BodyId, ConstraintId, SystemId, World, XpbdError};
+use crate::xpbd::{BodyId, SystemId, World, XpbdError};
 use nalgebra::{Matrix3, Rotation3, Vector3};
 
 /// What a `[[rods]]` entry added to the world.
@@ -22,10 +22,10 @@ pub struct BuiltRod {
     pub discretization: Discretization,
     /// The node bodies, start (s = 0) first; body k is named `"<rod>:<k>"`.
     pub nodes: Vec<BodyId>,
-    /// The rod's system (fem).
-    pub system: Option<SystemId>,
-    /// The chain's joint constraints (rigid_chain), in order from the start.
-    pub constraints: Vec<ConstraintId>,
+    /// The rod's system: a [`crate::rod::FemRod`] (fem) or a
+    /// [`crate::rod::RigidChainRod`] (rigid_chain), both solved as one block-banded
+    /// λ-system per iteration.
+    pub system: SystemId,
 }
 
 /// Per-step schedules of the rods: end motions and dead moments.
@@ -210,7 +210,7 @@ pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
         (EndCondition::Clamped, EndCondition::Clamped) => RodClamp::Both,
     };
     let at_elements = |e: &dyn std::fmt::Display| (path.key("elements"), e.to_string());
-    let (nodes, system, constraints) = match rod.discretization {
+    let (nodes, system) = match rod.discretization {
         Discretization::Fem => {
             let (poses, element_lengths) = centerline::<T, G>(rod, path, &material, rod.order)?;
             check_element_turns(&poses, rod.order).map_err(|m| (path.key("elements"), m))?;
@@ -232,7 +232,7 @@ pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
                 _ => FemRod::<T, G, 4>::add_from_poses(world, &material, &spec),
             }
             .map_err(|e| at_elements(&e))?;
-            (ids.nodes, Some(ids.system), Vec::new())
+            (ids.nodes, ids.system)
         }
         Discretization::RigidChain => {
             let (poses, _) = centerline::<T, G>(rod, path, &material, 1)?;
@@ -246,8 +246,10 @@ pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
                 .map_err(|e| at_elements(&e))?
                 .with_fixed_base(rod.start == EndCondition::Clamped)
                 .with_fixed_tip(rod.end == EndCondition::Clamped);
-            let built = chain.build(world).map_err(|e| at_elements(&e))?;
-            (built.bodies, None, built.constraints)
+            let built = chain
+                .build_system(world, rod.name.clone())
+                .map_err(|e| at_elements(&e))?;
+            (built.bodies, built.system)
         }
     };
     let mut torques: Vec<(BodyId, Vector3<T>)> = Vec::new();
@@ -295,7 +297,6 @@ pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
         discretization: rod.discretization,
         nodes,
         system,
-        constraints,
     })
 }
 
