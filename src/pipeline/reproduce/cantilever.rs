@@ -274,7 +274,12 @@ fn run_one(
             .iter()
             .position(|h| *h == name)
             .map(|i| row[i])
-            .ok_or_else(|| read_err(&run_opts.out.join("states.csv"), format!("no column {name}")))
+            .ok_or_else(|| {
+                read_err(
+                    &run_opts.out.join("states.csv"),
+                    format!("no column {name}"),
+                )
+            })
     };
     let tip_m = [
         col(format!("beam:{tip}_px"))?,
@@ -283,7 +288,10 @@ fn run_one(
     ];
     let (_, vel) = last_row(&run_opts.out.join("velocities.csv"))?;
     let final_max_speed = vel.iter().skip(1).fold(0.0f64, |m, v| m.max(v.abs()));
-    let rows = read_columns(&run_opts.out.join("residuals.csv"), &["t", "primal_residual", "constraint_residual"])?;
+    let rows = read_columns(
+        &run_opts.out.join("residuals.csv"),
+        &["t", "primal_residual", "constraint_residual"],
+    )?;
     let history = ResidualHistory {
         elements,
         t_s: rows.iter().map(|r| r[0]).collect(),
@@ -355,7 +363,11 @@ pub fn reproduce_cantilever(
         .iter()
         .map(|(k, _, _)| opts.counts(k).len())
         .sum::<usize>();
-    progress(0, total, &format!("reference: cubic, {} elements", opts.reference_elements));
+    progress(
+        0,
+        total,
+        &format!("reference: cubic, {} elements", opts.reference_elements),
+    );
     let (mut reference, _) = run_one(
         dir,
         "reference_cubic",
@@ -436,7 +448,11 @@ fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), Reprod
     for run in std::iter::once(&r.reference).chain(&r.runs) {
         csv.push_str(&format!(
             "{},{},{},{:e},{},{},{},{},{:e},{},{},{},{}\n",
-            if std::ptr::eq(run, &r.reference) { "reference_cubic" } else { &run.discretization },
+            if std::ptr::eq(run, &r.reference) {
+                "reference_cubic"
+            } else {
+                &run.discretization
+            },
             run.elements,
             run.dof,
             run.tip_error_m,
@@ -480,7 +496,10 @@ fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), Reprod
     ];
     for (name, x_label, series) in charts {
         let spec = ChartSpec {
-            title: format!("Cantilever (Section 9.2): tip error, reference cubic {}", r.reference.elements),
+            title: format!(
+                "Cantilever (Section 9.2): tip error, reference cubic {}",
+                r.reference.elements
+            ),
             x_label: x_label.into(),
             y_label: "tip error, m".into(),
             log_y: true,
@@ -532,13 +551,18 @@ pub fn markdown(r: &CantileverReport) -> String {
     for (key, _, _) in DISCRETIZATIONS {
         s.push_str(&format!(
             "| {key} | {} | {} |\n",
-            r.orders.get(key).copied().flatten().map_or("–".into(), |o| format!("{o:.2}")),
+            r.orders
+                .get(key)
+                .copied()
+                .flatten()
+                .map_or("–".into(), |o| format!("{o:.2}")),
             r.order_points.get(key).copied().unwrap_or(0)
         ));
     }
     s.push_str(&format!(
         "\nLinear more accurate than the rigid chain at equal DOF: {}\n\n",
-        r.linear_beats_rigid_chain_at_equal_dof.map_or("–".into(), |b| b.to_string())
+        r.linear_beats_rigid_chain_at_equal_dof
+            .map_or("–".into(), |b| b.to_string())
     ));
     s.push_str("| discretization | elements | DOF | tip error, m | step, ms | final max speed | primal first → last | constraint first → last |\n|---|---|---|---|---|---|---|---|\n");
     for run in &r.runs {

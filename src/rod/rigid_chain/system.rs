@@ -170,7 +170,12 @@ impl<T: Real, G: LieGroup<T>> RigidChainRod<T, G> {
             };
             let (ga, gb) = (weighted(0, j), weighted(1, j + 1));
             let mut diag = ga * self.evals[j].gradient[0].transpose();
-            diag.gemm(T::one(), &gb, &self.evals[j].gradient[1].transpose(), T::one());
+            diag.gemm(
+                T::one(),
+                &gb,
+                &self.evals[j].gradient[1].transpose(),
+                T::one(),
+            );
             for i in 0..6 {
                 diag[(i, i)] += self.compliance[j][i] * scale;
             }
