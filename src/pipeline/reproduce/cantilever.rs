@@ -447,7 +447,7 @@ fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), Reprod
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v:e}"));
     for run in std::iter::once(&r.reference).chain(&r.runs) {
         csv.push_str(&format!(
-            "{},{},{},{:e},{},{},{},{},{:e},{},{},{},{}\n",
+            "{},{},{},{:e},{},{:?},{:?},{:?},{:e},{},{},{},{}\n",
             if std::ptr::eq(run, &r.reference) {
                 "reference_cubic"
             } else {
