@@ -109,17 +109,19 @@ enum Command {
     /// 3-RPS robot (10 s) in the block, rows and scalar solve modes and writes each
     /// residual history, plots per scene, summary.md and summary.json; `cantilever`
     /// runs the rod convergence sweep of Section 9.2 (scenes/cantilever.toml) and writes
-    /// runs.csv, error plots, residuals, summary.md and summary.json.
+    /// runs.csv, error plots, residuals, summary.md and summary.json; `shear-locking`
+    /// the slenderness sweep of Section 9.3 (scenes/shear_locking.toml).
     Reproduce {
-        /// Which results: `rigid` (Section 9.1, Figure 12, Table 1) or `cantilever`
-        /// (Section 9.2, Figure 13).
-        #[arg(value_parser = ["rigid", "cantilever"])]
+        /// Which results: `rigid` (Section 9.1, Figure 12, Table 1), `cantilever`
+        /// (Section 9.2, Figure 13) or `shear-locking` (Section 9.3, Figure 14).
+        #[arg(value_parser = ["rigid", "cantilever", "shear-locking"])]
         what: String,
         /// Output folder (default: out/reproduce-WHAT).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// cantilever: the cheap configuration (two counts per discretization, a
-        /// 6-element reference, 1 s per run: not at rest).
+        /// cantilever, shear-locking: the cheap configuration (cantilever: two counts
+        /// per discretization, a 6-element reference, 1 s per run; shear-locking: L/r =
+        /// 5 and 200, 0.5 s per run; neither at rest).
         #[arg(long)]
         quick: bool,
         /// cantilever: elements of the cubic reference rod (default 100).
@@ -264,6 +266,25 @@ fn main() -> ExitCode {
             let _ = (pendulum_seconds, rps_seconds);
             let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-cantilever"));
             lie_xpbd::pipeline::commands::reproduce_cantilever_command(&out, &opts, &interrupt)
+        }
+        Some(Command::Reproduce {
+            what,
+            out,
+            quick,
+            rotation,
+            scalar,
+            ..
+        }) if what == "shear-locking" => {
+            use lie_xpbd::pipeline::reproduce::shear_locking::ShearLockingOptions;
+            let mut opts = if quick {
+                ShearLockingOptions::quick()
+            } else {
+                ShearLockingOptions::default()
+            };
+            opts.rotation = rotation;
+            opts.scalar = scalar;
+            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-shear-locking"));
+            lie_xpbd::pipeline::commands::reproduce_shear_locking_command(&out, &opts, &interrupt)
         }
         Some(Command::Reproduce {
             what: _,

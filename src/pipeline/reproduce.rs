@@ -28,6 +28,7 @@
 //! `SCENE_constraint.png`: the residual of every mode against time on a log axis.
 
 pub mod cantilever;
+pub mod shear_locking;
 
 use super::files::{OutputDir, OutputError};
 use super::plot::{render_png, series_from_csv, ChartSpec};

@@ -219,7 +219,7 @@ fn scene_for(
 }
 
 /// The last row of a CSV file with a header: (header, values).
-fn last_row(path: &Path) -> Result<(Vec<String>, Vec<f64>), ReproduceError> {
+pub(super) fn last_row(path: &Path) -> Result<(Vec<String>, Vec<f64>), ReproduceError> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| read_err(path, e))?;
     let headers: Vec<String> = reader
         .headers()
