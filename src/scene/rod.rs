@@ -58,9 +58,16 @@
 //!   (rigid chain). Frames as [`crate::rod::RigidChainBuilder::polyline`].
 //!
 //! # Rest shape
-//! Without `precurvature` the initial centre line is the rest shape of the curvature
-//! rows (rigid chain: also of the shear rows, [`crate::rod::RestShape::Initial`]);
-//! with it, u* is that constant vector and the shear rest value v* = e₃.
+//! Without `precurvature` the initial shape is the rest shape: both rest strains are
+//! those of the initial nodes (fem: [`crate::rod::RodElement::with_rest_strains`],
+//! rigid chain: [`crate::rod::RestShape::Initial`]), so a helix starts unstressed; with
+//! it, u* is that constant vector and the shear rest value v* = e₃.
+//!
+//! # Solve
+//! Each rod is one system of the world ([`crate::rod::FemRod`],
+//! [`crate::rod::RigidChainRod`]): its rows are assembled into one block-banded
+//! λ-system and solved at once in every iteration, before the joints (Section 8.2), and
+//! they are part of the residuals (51)–(52).
 //!
 //! # Loads and motion
 //! `force` is the node body's [`crate::xpbd::Body::force`]; `torque` is a dead moment,
