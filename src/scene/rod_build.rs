@@ -79,6 +79,9 @@ fn unit(a: &[f64; 3]) -> Vector3<f64> {
 /// An error of a rod: the key under the rod's path, and the message.
 type Failure = (FieldPath, String);
 
+/// Node poses and the rest length of each element (segment).
+type Centerline<T, G> = (Vec<Pose<T, G>>, Vec<T>);
+
 /// Node poses along the centre line (`count` nodes, equispaced in arc length, or the
 /// polyline's vertices with `per_segment` − 1 nodes between) and the rest length of each
 /// of the `segments` pieces.
@@ -87,7 +90,7 @@ fn centerline<T: Real, G: LieGroup<T>>(
     path: &FieldPath,
     material: &RodMaterial<T>,
     per_segment: usize,
-) -> Result<(Vec<Pose<T, G>>, Vec<T>), Failure> {
+) -> Result<Centerline<T, G>, Failure> {
     let n = rod.elements;
     let count = n * per_segment + 1;
     match &rod.centerline {
