@@ -244,6 +244,23 @@ centerline = {{ type = "helix", axis = [0.0, 0.0, 1.0], radius = 0.1, turns = 3.
         let scene = Scene::from_toml(&text, "helix.toml").unwrap();
         let mut b = scene.build::<f64, SO3Matrix<f64>>().unwrap();
         let p0: Vec<Vector3<f64>> = b.world.bodies().iter().map(|x| x.position).collect();
+        // The director frames are the Frenet frames: d₃ along the centre line (the
+        // central difference of the neighbours), d₁ towards the axis (world z).
+        for k in 1..p0.len() - 1 {
+            let r = b.world.bodies()[k].orientation;
+            let tangent = (p0[k + 1] - p0[k - 1]).normalize();
+            let inward = Vector3::new(-p0[k].x, -p0[k].y, 0.0).normalize();
+            let d3 = r.act(&Vector3::z());
+            let d1 = r.act(&Vector3::x());
+            assert!(
+                d3.dot(&tangent) > 0.99,
+                "{disc} node {k}: d3 {d3:?}, tangent {tangent:?}"
+            );
+            assert!(
+                d1.dot(&inward) > 0.99,
+                "{disc} node {k}: d1 {d1:?}, inward {inward:?}"
+            );
+        }
         steps(&mut b, 20);
         let moved = b
             .world
@@ -455,9 +472,11 @@ radius = 0.005
 material = { youngs_modulus = 60e9, poisson_ratio = 0.3, density = 7650.0 }
 centerline = { type = "helix", axis = [0.0, 0.0, 1.0], radius = 0.1, turns = 3.0, pitch = 0.0933 }
 "#;
-    let scene = Scene::from_toml(text, "coarse.toml").unwrap();
-    let e = scene.build::<f64, SO3Matrix<f64>>().err().unwrap();
-    println!("{e}");
-    assert_eq!(e.path.to_string(), "rods[0].elements");
-    assert!(e.to_string().contains("0.9π"), "{e}");
+    for text in [text.to_string(), text.replace("\"fem\"", "\"rigid_chain\"")] {
+        let scene = Scene::from_toml(&text, "coarse.toml").unwrap();
+        let e = scene.build::<f64, SO3Matrix<f64>>().err().unwrap();
+        println!("{e}");
+        assert_eq!(e.path.to_string(), "rods[0].elements");
+        assert!(e.to_string().contains("0.9π"), "{e}");
+    }
 }

@@ -11,7 +11,7 @@ use crate::rod::{
     EndMotion, FemRod, Integration, PosedRod, RestShape, RigidChainBuilder, RodClamp, RodMaterial,
 };
 use crate::xpbd::{BodyId, SystemId, World, XpbdError};
-use nalgebra::{Matrix3, Rotation3, Vector3};
+use nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
 
 /// What a `[[rods]]` entry added to the world.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,10 +66,17 @@ fn v3<T: Real>(a: &[f64; 3]) -> Vector3<T> {
     Vector3::new(c::<T>(a[0]), c::<T>(a[1]), c::<T>(a[2]))
 }
 
-/// A rotation from an orthonormal f64 matrix, through its rotation vector.
-fn rotation<T: Real, G: LieGroup<T>>(m: &Matrix3<f64>) -> G {
-    let v = Rotation3::from_matrix_unchecked(*m).scaled_axis();
-    G::exp(&Vector3::new(c::<T>(v.x), c::<T>(v.y), c::<T>(v.z)))
+/// A rotation from an orthonormal f64 matrix, through its unit quaternion (Shepperd's
+/// method, accurate at every angle; the rotation vector is not near π).
+fn rotation<T: Real, G: LieGroup<T>>(m: &Matrix3<f64>) -> Result<G, String> {
+    let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*m));
+    G::from_quaternion(&Quaternion::new(
+        c::<T>(q.w),
+        c::<T>(q.i),
+        c::<T>(q.j),
+        c::<T>(q.k),
+    ))
+    .map_err(|e| e.to_string())
 }
 
 fn unit(a: &[f64; 3]) -> Vector3<f64> {
@@ -141,9 +148,11 @@ fn centerline<T: Real, G: LieGroup<T>>(
                     let nrm = -radial;
                     let b = t.cross(&nrm);
                     let m = Matrix3::from_columns(&[nrm, b, t]);
-                    Pose::new(p.map(c::<T>), rotation::<T, G>(&m))
+                    rotation::<T, G>(&m)
+                        .map(|r| Pose::new(p.map(c::<T>), r))
+                        .map_err(|e| (path.key("centerline"), e))
                 })
-                .collect();
+                .collect::<Result<Vec<_>, _>>()?;
             let l = c::<T>(total * speed / n as f64);
             Ok((poses, vec![l; n]))
         }
@@ -239,6 +248,7 @@ pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
         }
         Discretization::RigidChain => {
             let (poses, _) = centerline::<T, G>(rod, path, &material, 1)?;
+            check_element_turns(&poses, 1).map_err(|m| (path.key("elements"), m))?;
             let rest = match precurvature {
                 Some(u) => RestShape::UniformPrecurvature(u),
                 None => RestShape::Initial,
@@ -304,8 +314,9 @@ pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
 }
 
 /// The element interpolation (99)–(100) is relative to each element's first node and
-/// needs every node within angle π of it (Log's branch cut); a curved centre line with
-/// too few elements breaks that. Checked with a margin (0.9 π).
+/// needs every node within angle π of it (Log's branch cut), as the rigid chain's
+/// curvature (90) needs consecutive bodies within π; a curved centre line with too few
+/// elements breaks that. Checked with a margin (0.9 π).
 fn check_element_turns<T: Real, G: LieGroup<T>>(
     poses: &[Pose<T, G>],
     order: usize,
