@@ -480,3 +480,57 @@ centerline = { type = "helix", axis = [0.0, 0.0, 1.0], radius = 0.1, turns = 3.0
         assert!(e.to_string().contains("0.9π"), "{e}");
     }
 }
+
+/// A polyline centre line: the points are the element end nodes (fem; interior nodes
+/// on the segments) or the bodies (rigid chain), every node's d₃ along its segment
+/// (the bisector at an interior vertex), and the initial shape is at rest.
+#[test]
+fn polyline_rods() {
+    for (disc, order) in [("fem", 2), ("fem", 3), ("rigid_chain", 1)] {
+        let text = format!(
+            r#"
+version = 1
+[solver]
+dt = 1e-3
+gravity = [0.0, 0.0, 0.0]
+[[rods]]
+name = "bent"
+discretization = "{disc}"
+order = {order}
+elements = 2
+radius = 0.01
+material = {{ youngs_modulus = 1e7, poisson_ratio = 0.3, density = 1000.0 }}
+centerline = {{ type = "polyline", points = [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0, 0.5, 0.0]] }}
+start = "clamped"
+"#
+        );
+        let scene = Scene::from_toml(&text, "bent.toml").unwrap();
+        let mut b = scene.build::<f64, UnitQuaternion<f64>>().unwrap();
+        let nodes = b.rods[0].nodes.clone();
+        assert_eq!(nodes.len(), 2 * order + 1);
+        let p = |k: usize| b.world.body(nodes[k]).unwrap().position;
+        assert!((p(order) - Vector3::new(0.5, 0.0, 0.0)).norm() < 1e-15);
+        assert!((p(2 * order) - Vector3::new(1.0, 0.5, 0.0)).norm() < 1e-15);
+        if order > 1 {
+            assert!((p(1) - Vector3::new(0.5 / order as f64, 0.0, 0.0)).norm() < 1e-15);
+            let d3 = b
+                .world
+                .body(nodes[1])
+                .unwrap()
+                .orientation
+                .act(&Vector3::z());
+            assert!(d3.dot(&Vector3::x()) > 0.9, "{d3:?}");
+        }
+        let p0: Vec<Vector3<f64>> = b.world.bodies().iter().map(|x| x.position).collect();
+        steps(&mut b, 20);
+        let moved = b
+            .world
+            .bodies()
+            .iter()
+            .zip(&p0)
+            .map(|(x, p)| (x.position - p).norm())
+            .fold(0.0, f64::max);
+        println!("polyline {disc} {order}: moved {moved:e} m");
+        assert!(moved < 1e-12, "{moved:e}");
+    }
+}
