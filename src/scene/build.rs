@@ -44,7 +44,7 @@ pub struct BuiltScene<T: Real, G: LieGroup<T>> {
     pub body_names: Vec<String>,
     /// The world's constraints that are the scene's joints and prescribed motions, in
     /// order: the joints (each followed by what its `limit`/`motor` keys add), then the
-    /// prescribed motions. (Rods are systems of the world, [`BuiltRod::system`].)
+    /// prescribed motions. (Rods are systems of the world, [`super::BuiltRod::system`].)
     pub joints: Vec<JointInfo>,
     /// The rods, in file order.
     pub rods: Vec<super::rod_build::BuiltRod>,

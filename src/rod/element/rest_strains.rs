@@ -16,7 +16,7 @@ impl<T: Real, const N: usize> RodElement<T, N> {
     /// constraint becomes C = (v − v*, u − u*), with the same gradient.
     ///
     /// # Errors
-    /// As [`ElementKinematics::new`] for `rest`.
+    /// As [`super::ElementKinematics::new`] for `rest`.
     pub fn with_rest_strains<G: LieGroup<T>>(
         mut self,
         rest: &[Pose<T, G>; N],
