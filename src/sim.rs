@@ -215,7 +215,7 @@ impl<T: Real, G: LieGroup<T>> Simulation for SceneSimulation<T, G> {
         self.scalar
     }
     fn step(&mut self) -> Result<(), XpbdError> {
-        self.built.world.step()
+        self.built.step()
     }
     fn steps(&self) -> u64 {
         self.built.world.steps()
@@ -268,7 +268,11 @@ impl<T: Real, G: LieGroup<T>> Simulation for SceneSimulation<T, G> {
         e
     }
     fn lambda(&self, j: usize, out: &mut Vec<f64>) {
-        if let Some(l) = self.built.world.lambda(ConstraintId(j)) {
+        if let Some(l) = self
+            .built
+            .world
+            .lambda(ConstraintId(self.built.first_joint + j))
+        {
             out.extend(l.iter().map(|x| x.to_f64()));
         }
     }
@@ -286,7 +290,7 @@ impl<T: Real, G: LieGroup<T>> Simulation for SceneSimulation<T, G> {
                 joint: self
                     .built
                     .joints
-                    .get(b.constraint.0)
+                    .get(b.constraint.0.wrapping_sub(self.built.first_joint))
                     .map_or_else(|| b.name.clone(), |j| j.name.clone()),
                 force_n: b.force.to_f64(),
                 torque_nm: b.torque.to_f64(),

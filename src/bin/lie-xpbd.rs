@@ -107,14 +107,26 @@ enum Command {
     },
     /// Reproduce the paper's results: `rigid` runs the triple pendulum (100 s) and the
     /// 3-RPS robot (10 s) in the block, rows and scalar solve modes and writes each
-    /// residual history, plots per scene, summary.md and summary.json.
+    /// residual history, plots per scene, summary.md and summary.json; `cantilever`
+    /// runs the rod convergence sweep of Section 9.2 (scenes/cantilever.toml) and writes
+    /// runs.csv, error plots, residuals, summary.md and summary.json; `shear-locking`
+    /// the slenderness sweep of Section 9.3 (scenes/shear_locking.toml).
     Reproduce {
-        /// Which results: `rigid` (Section 9.1, Figure 12, Table 1).
-        #[arg(value_parser = ["rigid"])]
+        /// Which results: `rigid` (Section 9.1, Figure 12, Table 1), `cantilever`
+        /// (Section 9.2, Figure 13) or `shear-locking` (Section 9.3, Figure 14).
+        #[arg(value_parser = ["rigid", "cantilever", "shear-locking"])]
         what: String,
-        /// Output folder.
-        #[arg(long, value_name = "DIR", default_value = "out/reproduce-rigid")]
-        out: PathBuf,
+        /// Output folder (default: out/reproduce-WHAT).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// cantilever, shear-locking: the cheap configuration (cantilever: two counts
+        /// per discretization, a 6-element reference, 1 s per run; shear-locking: L/r =
+        /// 5 and 200, 0.5 s per run; neither at rest).
+        #[arg(long)]
+        quick: bool,
+        /// cantilever: elements of the cubic reference rod (default 100).
+        #[arg(long, value_name = "N")]
+        reference_elements: Option<usize>,
         /// Duration of the pendulum runs, s.
         #[arg(long, value_name = "S", default_value_t = 100.0)]
         pendulum_seconds: f64,
@@ -231,13 +243,60 @@ fn main() -> ExitCode {
         ),
         Some(Command::Merge { dirs, out }) => merge_command(&dirs, &out),
         Some(Command::Reproduce {
+            what,
+            out,
+            quick,
+            reference_elements,
+            pendulum_seconds,
+            rps_seconds,
+            rotation,
+            scalar,
+        }) if what == "cantilever" => {
+            use lie_xpbd::pipeline::reproduce::cantilever::CantileverOptions;
+            let mut opts = if quick {
+                CantileverOptions::quick()
+            } else {
+                CantileverOptions::default()
+            };
+            if let Some(n) = reference_elements {
+                opts.reference_elements = n;
+            }
+            opts.rotation = rotation;
+            opts.scalar = scalar;
+            let _ = (pendulum_seconds, rps_seconds);
+            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-cantilever"));
+            lie_xpbd::pipeline::commands::reproduce_cantilever_command(&out, &opts, &interrupt)
+        }
+        Some(Command::Reproduce {
+            what,
+            out,
+            quick,
+            rotation,
+            scalar,
+            ..
+        }) if what == "shear-locking" => {
+            use lie_xpbd::pipeline::reproduce::shear_locking::ShearLockingOptions;
+            let mut opts = if quick {
+                ShearLockingOptions::quick()
+            } else {
+                ShearLockingOptions::default()
+            };
+            opts.rotation = rotation;
+            opts.scalar = scalar;
+            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-shear-locking"));
+            lie_xpbd::pipeline::commands::reproduce_shear_locking_command(&out, &opts, &interrupt)
+        }
+        Some(Command::Reproduce {
             what: _,
             out,
+            quick: _,
+            reference_elements: _,
             pendulum_seconds,
             rps_seconds,
             rotation,
             scalar,
         }) => {
+            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-rigid"));
             let opts = lie_xpbd::pipeline::reproduce::RigidOptions {
                 pendulum_seconds,
                 rps_seconds,

@@ -477,3 +477,61 @@ pub fn reproduce_rigid_command(
         }
     }
 }
+
+/// `lie-xpbd reproduce cantilever`:
+/// [`crate::pipeline::reproduce::cantilever::reproduce_cantilever`] into `out`; prints
+/// the Markdown summary. Exit 0, 1 (a run or the files failed) or 130 (interrupted).
+pub fn reproduce_cantilever_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::cantilever::CantileverOptions,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::cantilever::{markdown, reproduce_cantilever};
+    let progress = |k: usize, n: usize, what: &str| {
+        eprintln!("[{}/{n}] {what}", k + 1);
+    };
+    match reproduce_cantilever(out, opts, interrupt, &progress) {
+        Ok(report) => {
+            print!("{}", markdown(&report));
+            println!("Outputs written to {}", out.display());
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `lie-xpbd reproduce shear-locking`:
+/// [`crate::pipeline::reproduce::shear_locking::reproduce_shear_locking`] into `out`;
+/// prints the Markdown summary. Exit 0, 1 (a run or the files failed) or 130.
+pub fn reproduce_shear_locking_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::shear_locking::ShearLockingOptions,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::shear_locking::{markdown, reproduce_shear_locking};
+    let progress = |k: usize, n: usize, what: &str| {
+        eprintln!("[{}/{n}] {what}", k + 1);
+    };
+    match reproduce_shear_locking(out, opts, interrupt, &progress) {
+        Ok(report) => {
+            print!("{}", markdown(&report));
+            println!("Outputs written to {}", out.display());
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -32,6 +32,9 @@
 //! pass), and per scene `SCENE_primal.png` and
 //! `SCENE_constraint.png`: the residual of every mode against time on a log axis.
 
+pub mod cantilever;
+pub mod shear_locking;
+
 use super::files::{OutputDir, OutputError};
 use super::plot::{render_png, series_from_csv, ChartSpec};
 use super::run::{run_scene, RunError, RunOptions, RunStatus, RESIDUAL_WARNING};
@@ -182,7 +185,7 @@ fn load(name: &str, mode: &str, seconds: f64, plain: bool) -> Result<Scene, Repr
     Ok(scene)
 }
 
-fn read_err(path: &Path, e: impl std::fmt::Display) -> ReproduceError {
+pub(crate) fn read_err(path: &Path, e: impl std::fmt::Display) -> ReproduceError {
     ReproduceError::Read {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -190,7 +193,7 @@ fn read_err(path: &Path, e: impl std::fmt::Display) -> ReproduceError {
 }
 
 /// Columns `names` of a CSV file with a header, as f64 rows.
-fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>, ReproduceError> {
+pub(crate) fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>, ReproduceError> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| read_err(path, e))?;
     let headers = reader.headers().map_err(|e| read_err(path, e))?.clone();
     let idx: Vec<usize> = names

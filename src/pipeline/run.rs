@@ -220,10 +220,12 @@ pub fn run_scene(
     .map_err(RunError::OutputDir)?;
 
     let mut vtk = if opts.vtk {
-        let bodies: Vec<_> = file
-            .bodies
+        // The file's bodies with their shapes, then the rods' nodes (no shape).
+        let bodies: Vec<_> = sim
+            .body_names()
             .iter()
-            .map(|b| (b.name.clone(), b.shape))
+            .enumerate()
+            .map(|(i, n)| (n.clone(), file.bodies.get(i).and_then(|b| b.shape)))
             .collect();
         Some(super::vtk::VtkWriter::new(&opts.out, &bodies).map_err(|e| {
             RunError::OutputDir(OutputError::Write {

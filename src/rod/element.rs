@@ -52,6 +52,8 @@ use crate::lie::so3::{self, hat, right_jacobian, right_jacobian_derivative_contr
 use crate::lie::{LieGroup, Pose, Real};
 use nalgebra::{Matrix3, Matrix3x6, Matrix6, Vector3, Vector6};
 
+mod rest_strains;
+
 /// A 6×6 gradient block `[∂/∂pₖ | D_{Rₖ}]` of a 6-vector with respect to one node.
 pub type NodeBlock6<T> = Matrix6<T>;
 
@@ -506,6 +508,9 @@ pub struct RodElement<T: Real, const N: usize> {
     /// φⱼ(ξ̃ₖ) and φⱼ,ξ(ξ̃ₖ)/l at each Gauss point k (constants of the rule).
     basis: [([T; N], [T; N]); MAX_GAUSS_POINTS],
     precurvature: [Vector3<T>; MAX_GAUSS_POINTS],
+    /// Rest value v* of the shear/stretch strain per Gauss point (e₃ unless set by
+    /// [`RodElement::with_rest_strains`]).
+    rest_shear: [Vector3<T>; MAX_GAUSS_POINTS],
     compliance: [Vector6<T>; MAX_GAUSS_POINTS],
 }
 
@@ -543,6 +548,7 @@ impl<T: Real, const N: usize> RodElement<T, N> {
             rule,
             basis,
             precurvature: [Vector3::zeros(); MAX_GAUSS_POINTS],
+            rest_shear: [Vector3::z(); MAX_GAUSS_POINTS],
             compliance,
         })
     }
@@ -657,7 +663,8 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         ElementKinematics::new(nodes, self.length)
     }
 
-    /// The constraint (108) at Gauss point k, C = (v(ξ̃ₖ) − e₃, u(ξ̃ₖ) − u*(ξ̃ₖ)), its
+    /// The constraint (108) at Gauss point k, C = (v(ξ̃ₖ) − v*(ξ̃ₖ), u(ξ̃ₖ) − u*(ξ̃ₖ)) (v* = e₃
+    /// unless set by [`Self::with_rest_strains`]), its
     /// gradient (Appendix G, the ∂Γ/∂θ term included) and compliance (109)
     /// (`proofs/rod_gauss_point_constraint.md`).
     ///
@@ -704,7 +711,7 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         let (phi, dphi_ds) = self.basis[k];
         let p = kinematics.point_with_basis(phi, dphi_ds);
         let strains = kinematics.strain_gradient_into(&p, &mut out.gradient);
-        let v = strains.shear - Vector3::z();
+        let v = strains.shear - self.rest_shear[k];
         let u = strains.curvature - self.precurvature[k];
         out.xi = self.rule.points()[k];
         out.weight = self.rule.weights()[k];

@@ -729,7 +729,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
 
 /// The smallest rotation taking world z to the unit vector `d` (a half turn about x
 /// when d = −z).
-fn rotation_from_z<T: Real, G: LieGroup<T>>(d: &Vector3<T>) -> G {
+pub(crate) fn rotation_from_z<T: Real, G: LieGroup<T>>(d: &Vector3<T>) -> G {
     let z = Vector3::z();
     let axis = z.cross(d);
     let s = axis.norm();

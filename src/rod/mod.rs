@@ -16,14 +16,24 @@
 //! * [`rigid_chain`]: the chain of rigid bodies of Section 6.2 — the joint constraint
 //!   (89)–(94) with its gradient (175)–(179), and a builder that puts a whole rod
 //!   (bodies with their masses and inertias, joints, precurvature) into a
-//!   [`crate::xpbd::World`].
+//!   [`crate::xpbd::World`], as joint constraints or as one block-banded system
+//!   ([`RigidChainRod`], [`RigidChainBuilder::build_system`]).
 //! * [`fem_rod`]: a rod of elements whose nodes are bodies of an XPBD world, solved
 //!   as one block-banded λ-system per iteration ([`FemRod`], a [`crate::xpbd::System`]).
+//! * [`fem_builder`]: a finite-element rod of any initial shape from its nodal poses
+//!   ([`FemRod::add_from_poses`]).
+//! * [`end_motion`]: prescribed motion of a clamped end over time ([`EndMotion`]).
+//!
+//! Loads: gravity comes from the world; a point force or torque at a node is the node
+//! body's [`crate::xpbd::Body::force`] (N, world frame) and
+//! [`crate::xpbd::Body::torque`] (N·m, the node's director frame), held over each step.
 
 pub mod banded;
 pub mod basis;
 pub mod element;
+pub mod end_motion;
 pub mod error;
+pub mod fem_builder;
 pub mod fem_rod;
 pub mod gauss;
 pub mod material;
@@ -34,11 +44,13 @@ pub use element::{
     ElementKinematics, GaussPointConstraint, NodeBlock6, PoseGradient, RodElement, StrainGradient,
     Strains, ThetaGradient,
 };
+pub use end_motion::EndMotion;
 pub use error::RodError;
+pub use fem_builder::PosedRod;
 pub use fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
 pub use rigid_chain::{
     rigid_chain_strain_gradient, EndInertia, RestShape, RigidChain, RigidChainBuilder,
-    RigidChainConstraint,
+    RigidChainConstraint, RigidChainRod, RigidChainRodIds,
 };

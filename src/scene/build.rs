@@ -31,15 +31,39 @@ pub struct JointInfo {
 }
 
 /// A world built from a scene, with the names of its bodies and joints.
+///
+/// Step it with [`BuiltScene::step`], which applies the rods' end motions and dead
+/// moments before each step ([`super::rod`]); `world.step()` alone leaves them out.
 pub struct BuiltScene<T: Real, G: LieGroup<T>> {
-    /// The world, ready to step; body `i` is `bodies[i]` of the file, constraint `j`
-    /// is `joints[j]` of this struct.
+    /// The world, ready to step; body `i < bodies.len()` is `bodies[i]` of the file, the
+    /// rods' nodes follow (rod by rod, start first); constraint `j` is `joints[j]` of
+    /// this struct.
     pub world: World<T, G>,
-    /// Body names, indexed like [`World::bodies`].
+    /// Body names, indexed like [`World::bodies`]: the file's bodies, then each rod's
+    /// nodes `"<rod>:<index>"`.
     pub body_names: Vec<String>,
-    /// The world's constraints, in order: the scene's joints (each followed by what its
-    /// `limit`/`motor` keys add), then its prescribed motions.
+    /// The world's constraints that are the scene's joints and prescribed motions, in
+    /// order: the joints (each followed by what its `limit`/`motor` keys add), then the
+    /// prescribed motions. (Rods are systems of the world, [`super::BuiltRod::system`].)
     pub joints: Vec<JointInfo>,
+    /// The rods, in file order.
+    pub rods: Vec<super::rod_build::BuiltRod>,
+    /// Index of the first constraint of [`Self::joints`] in the world.
+    pub first_joint: usize,
+    pub(crate) drivers: super::rod_build::RodDrivers<T, G>,
+}
+
+impl<T: Real, G: LieGroup<T>> BuiltScene<T, G> {
+    /// One step Δt: sets the rods' prescribed ends to their poses at the step's end
+    /// time and their dead moments into the nodes' body frames, then [`World::step`].
+    ///
+    /// # Errors
+    /// As [`World::step`].
+    pub fn step(&mut self) -> Result<(), XpbdError> {
+        let t = c::<T>((self.world.steps() + 1) as f64) * self.world.options().dt;
+        self.drivers.apply(&mut self.world, t)?;
+        self.world.step()
+    }
 }
 
 /// Mass (kg) and principal inertia (kg·m², body frame) of `shape` at `density`
@@ -194,11 +218,25 @@ impl Scene {
                 .map_err(|e| at(p.key("velocity"), &e))?;
             ids.push(world.add_body(body).map_err(|e| at(p.clone(), &e))?);
         }
+        let mut drivers = super::rod_build::RodDrivers::default();
+        let mut rods = Vec::with_capacity(file.rods.len());
+        let mut body_names: Vec<String> = file.bodies.iter().map(|b| b.name.clone()).collect();
+        for (i, r) in file.rods.iter().enumerate() {
+            let p = FieldPath::root().key("rods").index(i);
+            let built = super::rod_build::add_rod::<T, G>(r, &p, &mut world, &mut drivers)
+                .map_err(|(path, e)| at(path, &e))?;
+            body_names.extend((0..built.nodes.len()).map(|k| r.node_name(k)));
+            rods.push(built);
+        }
+        let first_joint = world.constraint_count();
         let index = |name: &str| -> Option<BodyId> {
-            file.bodies
-                .iter()
-                .position(|b| b.name == name)
-                .map(|i| ids[i])
+            if let Some(i) = file.bodies.iter().position(|b| b.name == name) {
+                return Some(ids[i]);
+            }
+            match super::rod::resolve_node(&file.rods, name) {
+                Some(Ok((r, k))) => Some(rods[r].nodes[k]),
+                _ => None,
+            }
         };
         let mut joints = Vec::with_capacity(file.joints.len());
         // Every constraint of every joint entry, in file order, for `joint_solve`.
@@ -326,8 +364,11 @@ impl Scene {
         }
         Ok(BuiltScene {
             world,
-            body_names: file.bodies.iter().map(|b| b.name.clone()).collect(),
+            body_names,
             joints,
+            rods,
+            first_joint,
+            drivers,
         })
     }
 }

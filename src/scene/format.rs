@@ -66,6 +66,10 @@ pub struct SceneFile {
     /// Rigid bodies, in order; their names must be unique and not `world`.
     #[serde(default)]
     pub bodies: Vec<BodySpec>,
+    /// Cosserat rods (see [`super::rod`]), built after the bodies; their nodes are
+    /// bodies named `"<rod>:<index>"` that joints can name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rods: Vec<super::rod::RodSpec>,
     /// Joints between bodies (or a body and the world).
     #[serde(default)]
     pub joints: Vec<JointSpec>,
@@ -76,10 +80,12 @@ pub struct SceneFile {
 }
 
 impl SceneFile {
-    /// Whether something in the scene does work on the bodies: a prescribed motion, or
-    /// a joint drive or motor. The energy of a driven scene is not expected to fall.
+    /// Whether something in the scene does work on the bodies: a prescribed motion, a
+    /// joint drive or motor, or a rod's load or end motion. The energy of a driven scene
+    /// is not expected to fall.
     pub fn is_driven(&self) -> bool {
         !self.prescribed.is_empty()
+            || self.rods.iter().any(|r| r.is_driven())
             || self
                 .joints
                 .iter()

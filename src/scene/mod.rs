@@ -47,6 +47,8 @@ pub mod format;
 mod normed;
 pub mod path;
 pub mod prescribed;
+pub mod rod;
+mod rod_build;
 mod validate;
 
 pub use build::{BuiltScene, JointInfo};
@@ -57,6 +59,7 @@ pub use format::{
     WORLD,
 };
 pub use path::{FieldPath, Segment};
+pub use rod_build::BuiltRod;
 
 use std::path::Path;
 
@@ -129,6 +132,7 @@ impl Scene {
                 solver: SolverSpec::default(),
                 run: RunSpec::default(),
                 bodies: Vec::new(),
+                rods: Vec::new(),
                 joints: Vec::new(),
                 prescribed: Vec::new(),
             },

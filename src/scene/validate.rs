@@ -191,25 +191,34 @@ fn check_body(path: &FieldPath, b: &BodySpec) -> Result<(), SceneError> {
     }
 }
 
-fn check_joint(path: &FieldPath, j: &JointSpec, bodies: &[BodySpec]) -> Result<(), SceneError> {
-    let find = |key: &str, name: &str| -> Result<Option<&BodySpec>, SceneError> {
+fn check_joint(
+    path: &FieldPath,
+    j: &JointSpec,
+    bodies: &[BodySpec],
+    rods: &[super::rod::RodSpec],
+) -> Result<(), SceneError> {
+    // Whether the side is fixed (the world, a fixed body, a clamped rod end).
+    let find = |key: &str, name: &str| -> Result<bool, SceneError> {
         if name == WORLD {
-            return Ok(None);
+            return Ok(true);
         }
-        bodies
-            .iter()
-            .find(|b| b.name == name)
-            .map(Some)
-            .ok_or_else(|| {
-                let names: Vec<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
-                invalid(
-                    path.key(key),
-                    format!(
-                        "no body is named '{name}'; valid values: {}, {WORLD}",
-                        names.join(", ")
-                    ),
-                )
-            })
+        if let Some(b) = bodies.iter().find(|b| b.name == name) {
+            return Ok(b.fixed);
+        }
+        match super::rod::resolve_node(rods, name) {
+            Some(Ok((r, k))) => return Ok(rods[r].is_fixed(k)),
+            Some(Err(m)) => return Err(invalid(path.key(key), m)),
+            None => {}
+        }
+        let mut names: Vec<String> = bodies.iter().map(|b| b.name.clone()).collect();
+        names.extend(rods.iter().map(|r| format!("{}:<node>", r.name)));
+        Err(invalid(
+            path.key(key),
+            format!(
+                "no body is named '{name}'; valid values: {}, {WORLD}",
+                names.join(", ")
+            ),
+        ))
     };
     let b1 = find("body1", &j.body1)?;
     let b2 = find("body2", &j.body2)?;
@@ -222,7 +231,23 @@ fn check_joint(path: &FieldPath, j: &JointSpec, bodies: &[BodySpec]) -> Result<(
             ),
         ));
     }
-    if b1.is_none_or(|b| b.fixed) && b2.is_none_or(|b| b.fixed) {
+    let same_node = match (
+        super::rod::resolve_node(rods, &j.body1),
+        super::rod::resolve_node(rods, &j.body2),
+    ) {
+        (Some(Ok(a)), Some(Ok(b))) => a == b,
+        _ => false,
+    };
+    if same_node {
+        return Err(invalid(
+            path.key("body2"),
+            format!(
+                "'{}' and '{}' are the same rod node; a joint must join two different bodies",
+                j.body1, j.body2
+            ),
+        ));
+    }
+    if b1 && b2 {
         return Err(invalid(
             path.clone(),
             format!("joint between '{}' and '{}' has no dynamic body: the solver could never move either side", j.body1, j.body2),
@@ -423,10 +448,10 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
             ));
         }
     }
-    if file.bodies.is_empty() {
+    if file.bodies.is_empty() && file.rods.is_empty() {
         return Err(invalid(
             root().key("bodies"),
-            "the scene has no bodies; add at least one [[bodies]] table",
+            "the scene has no bodies; add at least one [[bodies]] or [[rods]] table",
         ));
     }
     let mut names = HashSet::new();
@@ -440,10 +465,18 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
             ));
         }
     }
+    for (i, r) in file.rods.iter().enumerate() {
+        super::rod::check(
+            &root().key("rods").index(i),
+            r,
+            &file.bodies,
+            &file.rods[..i],
+        )?;
+    }
     let mut joint_names = HashSet::new();
     for (i, j) in file.joints.iter().enumerate() {
         let p = root().key("joints").index(i);
-        check_joint(&p, j, &file.bodies)?;
+        check_joint(&p, j, &file.bodies, &file.rods)?;
         let name = joint_name(i, j);
         if name.trim().is_empty() {
             return Err(invalid(p.key("name"), "a joint name must not be empty"));
@@ -630,11 +663,13 @@ pub(crate) fn override_path(file: &SceneFile, key: &str) -> Option<FieldPath> {
     let mut it = segs.into_iter().peekable();
     while let Some(seg) = it.next() {
         match &seg {
-            Segment::Key(k) if k == "bodies" || k == "joints" => {
+            Segment::Key(k) if k == "bodies" || k == "joints" || k == "rods" => {
                 out.push(seg.clone());
                 if let Some(Segment::Key(name)) = it.peek().cloned() {
                     let idx = if k == "bodies" {
                         file.bodies.iter().position(|b| b.name == name)
+                    } else if k == "rods" {
+                        file.rods.iter().position(|r| r.name == name)
                     } else {
                         file.joints
                             .iter()

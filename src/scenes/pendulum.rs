@@ -213,6 +213,7 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
             ],
         },
         bodies,
+        rods: Vec::new(),
         joints,
         prescribed: Vec::new(),
     }

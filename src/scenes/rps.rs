@@ -282,6 +282,7 @@ pub fn scene_file() -> SceneFile {
             ],
         },
         bodies,
+        rods: Vec::new(),
         joints,
         prescribed,
     }
