@@ -33,6 +33,7 @@
 //! `SCENE_constraint.png`: the residual of every mode against time on a log axis.
 
 pub mod cantilever;
+pub mod figure11;
 pub mod shear_locking;
 
 use super::files::{OutputDir, OutputError};
