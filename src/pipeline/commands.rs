@@ -564,3 +564,32 @@ pub fn reproduce_figure11_command(
         }
     }
 }
+
+/// `lie-xpbd reproduce spring`:
+/// [`crate::pipeline::reproduce::spring::reproduce_spring`] into `out`; prints the
+/// Markdown summary. Exit 0, 1 (a run or the files failed) or 130 (interrupted).
+pub fn reproduce_spring_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::spring::SpringOptions,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::spring::{markdown, reproduce_spring};
+    let progress = |k: usize, n: usize, what: &str| {
+        eprintln!("[{}/{n}] {what}", k + 1);
+    };
+    match reproduce_spring(out, opts, interrupt, &progress) {
+        Ok(report) => {
+            print!("{}", markdown(&report));
+            println!("Outputs written to {}", out.display());
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

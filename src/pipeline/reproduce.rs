@@ -35,6 +35,7 @@
 pub mod cantilever;
 pub mod figure11;
 pub mod shear_locking;
+pub mod spring;
 
 use super::files::{OutputDir, OutputError};
 use super::plot::{render_png, series_from_csv, ChartSpec};
