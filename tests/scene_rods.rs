@@ -534,3 +534,70 @@ start = "clamped"
         assert!(moved < 1e-12, "{moved:e}");
     }
 }
+
+/// `solve = "gauss_point"` builds the rod of `FemRod::add_straight_with(..,
+/// RodSolve::GaussPoint)`: after 100 steps of 3 iterations both tips agree to
+/// round-off, and differ from the banded rod's; a rigid chain or an unknown value is a
+/// located error.
+#[test]
+fn rod_solve_key() {
+    use lie_xpbd::rod::RodSolve;
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenes/cantilever.toml"
+    ))
+    .unwrap();
+    let tip_of = |solve: &str| {
+        let t = text.replace(
+            "integration = \"reduced\"",
+            &format!("integration = \"reduced\"\nsolve = \"{solve}\""),
+        );
+        let mut scene = Scene::from_toml(&t, "solve.toml").unwrap();
+        scene
+            .set_all(&[("solver.iterations".into(), "3".into())])
+            .unwrap();
+        let mut built = scene.build::<f64, SO3Matrix<f64>>().unwrap();
+        steps(&mut built, 100);
+        built.world.body(built.rods[0].nodes[15]).unwrap().position
+    };
+    let (banded, gauss) = (tip_of("banded"), tip_of("gauss_point"));
+    let options = SolverOptions {
+        dt: 5e-3,
+        iterations: 3,
+        gravity: Vector3::new(0.0, -9.81, 0.0),
+        ..SolverOptions::default()
+    };
+    let mut world = World::<f64, SO3Matrix<f64>>::new(options).unwrap();
+    let material = RodMaterial::circular(5e6, 0.4, 1000.0, 0.05).unwrap();
+    let mut spec = StraightRod::cantilever(1.0, 5);
+    spec.damping = 0.2;
+    let ids = FemRod::<f64, SO3Matrix<f64>, 4>::add_straight_with(
+        &mut world,
+        &material,
+        &spec,
+        RodSolve::GaussPoint,
+    )
+    .unwrap();
+    for _ in 0..100 {
+        world.step().unwrap();
+    }
+    let hand = world.body(*ids.nodes.last().unwrap()).unwrap().position;
+    println!("banded {banded:?}, Gauss-point scene {gauss:?}, hand-built {hand:?}");
+    assert!((gauss - hand).norm() < 1e-12, "{:e}", (gauss - hand).norm());
+    assert!((gauss - banded).norm() > 1e-3, "{gauss:?} {banded:?}");
+
+    bad(
+        "integration = \"reduced\"",
+        "solve = \"rows\"",
+        SceneErrorKind::Schema,
+        "rods[0].solve",
+        "unknown variant",
+    );
+    bad(
+        "discretization = \"fem\"\norder = 3",
+        "discretization = \"rigid_chain\"\norder = 1\nsolve = \"gauss_point\"",
+        SceneErrorKind::Invalid,
+        "rods[0].solve",
+        "only \"banded\" applies",
+    );
+}

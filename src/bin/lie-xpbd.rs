@@ -110,20 +110,27 @@ enum Command {
     /// residual history, plots per scene, summary.md and summary.json; `cantilever`
     /// runs the rod convergence sweep of Section 9.2 (scenes/cantilever.toml) and writes
     /// runs.csv, error plots, residuals, summary.md and summary.json; `shear-locking`
-    /// the slenderness sweep of Section 9.3 (scenes/shear_locking.toml).
+    /// the slenderness sweep of Section 9.3 (scenes/shear_locking.toml); `figure11` the
+    /// banded against Gauss-point projection of Figure 11 (scenes/figure11.toml); `spring`
+    /// the buckling of a compressed helical spring, Section 9.4 (scenes/spring.toml).
     Reproduce {
         /// Which results: `rigid` (Section 9.1, Figure 12, Table 1), `cantilever`
-        /// (Section 9.2, Figure 13) or `shear-locking` (Section 9.3, Figure 14).
-        #[arg(value_parser = ["rigid", "cantilever", "shear-locking"])]
+        /// (Section 9.2, Figure 13), `shear-locking` (Section 9.3, Figure 14) or
+        /// `figure11` (Figure 11) or `spring` (Section 9.4, Figure 15).
+        #[arg(value_parser = ["rigid", "cantilever", "shear-locking", "figure11", "spring"])]
         what: String,
         /// Output folder (default: out/reproduce-WHAT).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// cantilever, shear-locking: the cheap configuration (cantilever: two counts
         /// per discretization, a 6-element reference, 1 s per run; shear-locking: L/r =
-        /// 5 and 200, 0.5 s per run; neither at rest).
+        /// 5 and 200, 0.5 s per run; figure11: 1 s per run; none at rest; spring: 40 elements of each discretization pushed at
+        /// 0.1 m/s).
         #[arg(long)]
         quick: bool,
+        /// figure11: simulated time of every run, s (default: the scene's 10 s).
+        #[arg(long, value_name = "S")]
+        seconds: Option<f64>,
         /// cantilever: elements of the cubic reference rod (default 100).
         #[arg(long, value_name = "N")]
         reference_elements: Option<usize>,
@@ -251,6 +258,7 @@ fn main() -> ExitCode {
             rps_seconds,
             rotation,
             scalar,
+            ..
         }) if what == "cantilever" => {
             use lie_xpbd::pipeline::reproduce::cantilever::CantileverOptions;
             let mut opts = if quick {
@@ -287,9 +295,52 @@ fn main() -> ExitCode {
             lie_xpbd::pipeline::commands::reproduce_shear_locking_command(&out, &opts, &interrupt)
         }
         Some(Command::Reproduce {
+            what,
+            out,
+            quick,
+            seconds,
+            rotation,
+            scalar,
+            ..
+        }) if what == "figure11" => {
+            use lie_xpbd::pipeline::reproduce::figure11::Figure11Options;
+            let mut opts = if quick {
+                Figure11Options::quick()
+            } else {
+                Figure11Options::default()
+            };
+            if seconds.is_some() {
+                opts.seconds = seconds;
+            }
+            opts.rotation = rotation;
+            opts.scalar = scalar;
+            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-figure11"));
+            lie_xpbd::pipeline::commands::reproduce_figure11_command(&out, &opts, &interrupt)
+        }
+        Some(Command::Reproduce {
+            what,
+            out,
+            quick,
+            rotation,
+            scalar,
+            ..
+        }) if what == "spring" => {
+            use lie_xpbd::pipeline::reproduce::spring::SpringOptions;
+            let mut opts = if quick {
+                SpringOptions::quick()
+            } else {
+                SpringOptions::default()
+            };
+            opts.rotation = rotation;
+            opts.scalar = scalar;
+            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-spring"));
+            lie_xpbd::pipeline::commands::reproduce_spring_command(&out, &opts, &interrupt)
+        }
+        Some(Command::Reproduce {
             what: _,
             out,
             quick: _,
+            seconds: _,
             reference_elements: _,
             pendulum_seconds,
             rps_seconds,

@@ -535,3 +535,61 @@ pub fn reproduce_shear_locking_command(
         }
     }
 }
+
+/// `lie-xpbd reproduce figure11`:
+/// [`crate::pipeline::reproduce::figure11::reproduce_figure11`] into `out`; prints the
+/// Markdown summary. Exit 0, 1 (a run or the files failed) or 130 (interrupted).
+pub fn reproduce_figure11_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::figure11::Figure11Options,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::figure11::{markdown, reproduce_figure11};
+    let progress = |k: usize, n: usize, what: &str| {
+        eprintln!("[{}/{n}] {what}", k + 1);
+    };
+    match reproduce_figure11(out, opts, interrupt, &progress) {
+        Ok(report) => {
+            print!("{}", markdown(&report));
+            println!("Outputs written to {}", out.display());
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `lie-xpbd reproduce spring`:
+/// [`crate::pipeline::reproduce::spring::reproduce_spring`] into `out`; prints the
+/// Markdown summary. Exit 0, 1 (a run or the files failed) or 130 (interrupted).
+pub fn reproduce_spring_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::spring::SpringOptions,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::spring::{markdown, reproduce_spring};
+    let progress = |k: usize, n: usize, what: &str| {
+        eprintln!("[{}/{n}] {what}", k + 1);
+    };
+    match reproduce_spring(out, opts, interrupt, &progress) {
+        Ok(report) => {
+            print!("{}", markdown(&report));
+            println!("Outputs written to {}", out.display());
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -33,7 +33,9 @@
 //! `SCENE_constraint.png`: the residual of every mode against time on a log axis.
 
 pub mod cantilever;
+pub mod figure11;
 pub mod shear_locking;
+pub mod spring;
 
 use super::files::{OutputDir, OutputError};
 use super::plot::{render_png, series_from_csv, ChartSpec};

@@ -2,7 +2,7 @@
 //! polyline, a straight rod with twisted frames) put into a world from its nodal poses.
 
 use super::element::RodElement;
-use super::fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp};
+use super::fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, RodSolve};
 use super::gauss::Integration;
 use super::material::RodMaterial;
 use crate::lie::{LieGroup, Pose, Real};
@@ -54,6 +54,20 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         material: &RodMaterial<T>,
         spec: &PosedRod<T, G>,
     ) -> Result<FemRodIds, FemRodError> {
+        Self::add_from_poses_with(world, material, spec, RodSolve::Banded)
+    }
+
+    /// As [`FemRod::add_from_poses`], with the rod projected by `solve`
+    /// ([`RodSolve`]).
+    ///
+    /// # Errors
+    /// As [`FemRod::add_from_poses`].
+    pub fn add_from_poses_with(
+        world: &mut World<T, G>,
+        material: &RodMaterial<T>,
+        spec: &PosedRod<T, G>,
+        solve: RodSolve,
+    ) -> Result<FemRodIds, FemRodError> {
         let n = spec.element_lengths.len();
         if n == 0 {
             return Err(FemRodError::InvalidRod {
@@ -104,7 +118,8 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             };
             nodes.push(world.add_body(body)?);
         }
-        let rod = Self::new(spec.name.clone(), nodes.clone(), elements, spec.damping)?;
+        let rod =
+            Self::new(spec.name.clone(), nodes.clone(), elements, spec.damping)?.with_solve(solve);
         let system = world.add_system(rod)?;
         Ok(FemRodIds { system, nodes })
     }

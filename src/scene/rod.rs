@@ -10,6 +10,9 @@
 //! elements = 5                    # fem: elements; rigid_chain: segments (bodies − 1)
 //! integration = "reduced"         # "reduced" (order points) or "full" (order + 1);
 //!                                 # rigid_chain: "reduced" only (one point per segment)
+//! solve = "banded"                # fem: "banded" (all Gauss points in one block-banded
+//!                                 # system, default) or "gauss_point" (one point at a
+//!                                 # time, Figure 11); rigid_chain: "banded" only
 //! radius = 0.05                   # m, solid circular section
 //! damping = 0.2                   # Rayleigh b of every row, s (default 0)
 //! material = { youngs_modulus = 5e6, poisson_ratio = 0.4, density = 1000.0 }
@@ -113,6 +116,18 @@ pub enum IntegrationSpec {
     Reduced,
     /// `order + 1` points.
     Full,
+}
+
+/// How a fem rod projects its Gauss-point constraints each iteration
+/// ([`crate::rod::RodSolve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RodSolveSpec {
+    /// `banded`: all Gauss points at once, one block-banded system (Section 8.2).
+    #[default]
+    Banded,
+    /// `gauss_point`: one Gauss point at a time (the comparison of Figure 11).
+    GaussPoint,
 }
 
 /// A rod end's boundary condition.
@@ -250,6 +265,10 @@ pub struct RodSpec {
     /// Gauss points per element.
     #[serde(default)]
     pub integration: IntegrationSpec,
+    /// fem: how the Gauss points are projected (default `banded`); rigid_chain:
+    /// `banded` only.
+    #[serde(default)]
+    pub solve: RodSolveSpec,
     /// The material.
     pub material: RodMaterialSpec,
     /// Section radius r, m (> 0).
@@ -554,6 +573,12 @@ pub(crate) fn check(
             return Err(invalid(
                 path.key("order"),
                 format!("a rigid chain has no element order: give 1 or leave `order` out, got {}", rod.order),
+            ))
+        }
+        Discretization::RigidChain if rod.solve == RodSolveSpec::GaussPoint => {
+            return Err(invalid(
+                path.key("solve"),
+                "a rigid chain is always solved as one block-banded system: only \"banded\" applies",
             ))
         }
         Discretization::RigidChain if rod.integration == IntegrationSpec::Full => {

@@ -3,12 +3,15 @@
 //! applied before every step ([`super::BuiltScene::step`]).
 
 use super::path::FieldPath;
-use super::rod::{CenterlineSpec, Discretization, EndCondition, IntegrationSpec, RodEnd, RodSpec};
+use super::rod::{
+    CenterlineSpec, Discretization, EndCondition, IntegrationSpec, RodEnd, RodSolveSpec, RodSpec,
+};
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Pose, Real};
 use crate::rod::fem_rod::rotation_from_z;
 use crate::rod::{
     EndMotion, FemRod, Integration, PosedRod, RestShape, RigidChainBuilder, RodClamp, RodMaterial,
+    RodSolve,
 };
 use crate::xpbd::{BodyId, SystemId, World, XpbdError};
 use nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
@@ -238,10 +241,14 @@ pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
                 damping,
                 precurvature,
             };
+            let solve = match rod.solve {
+                RodSolveSpec::Banded => RodSolve::Banded,
+                RodSolveSpec::GaussPoint => RodSolve::GaussPoint,
+            };
             let ids = match rod.order {
-                1 => FemRod::<T, G, 2>::add_from_poses(world, &material, &spec),
-                2 => FemRod::<T, G, 3>::add_from_poses(world, &material, &spec),
-                _ => FemRod::<T, G, 4>::add_from_poses(world, &material, &spec),
+                1 => FemRod::<T, G, 2>::add_from_poses_with(world, &material, &spec, solve),
+                2 => FemRod::<T, G, 3>::add_from_poses_with(world, &material, &spec, solve),
+                _ => FemRod::<T, G, 4>::add_from_poses_with(world, &material, &spec, solve),
             }
             .map_err(|e| at_elements(&e))?;
             (ids.nodes, ids.system)
