@@ -449,21 +449,17 @@ pub fn print_summary(s: &RunSummary, out: &std::path::Path) {
     println!("\nOutputs written to {}", out.display());
 }
 
-/// `lie-xpbd reproduce rigid`: [`crate::pipeline::reproduce::reproduce_rigid`] into
-/// `out`; prints the Markdown summary. Exit 0, 1 (a run or the files failed) or 130
-/// (interrupted: what was computed is summarised).
-pub fn reproduce_rigid_command(
+/// The end of every `lie-xpbd reproduce` command: prints the study's Markdown summary
+/// and where the outputs are, or the error. Exit 0, 1 (a run or the files failed) or
+/// 130 (interrupted: what was computed is summarised).
+fn finish_reproduce<E: std::fmt::Display>(
+    result: Result<String, E>,
     out: &std::path::Path,
-    opts: &crate::pipeline::reproduce::RigidOptions,
     interrupt: &AtomicBool,
 ) -> ExitCode {
-    use crate::pipeline::reproduce::{markdown, reproduce_rigid};
-    let progress = |k: usize, n: usize, scene: &str, mode: &str| {
-        eprintln!("[{}/{n}] {scene}, mode {mode}", k + 1);
-    };
-    match reproduce_rigid(out, opts, interrupt, &progress) {
-        Ok(report) => {
-            print!("{}", markdown(&report, opts));
+    match result {
+        Ok(summary) => {
+            print!("{summary}");
             println!("Outputs written to {}", out.display());
             if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
                 ExitCode::from(130)
@@ -476,6 +472,25 @@ pub fn reproduce_rigid_command(
             ExitCode::from(1)
         }
     }
+}
+
+/// `lie-xpbd reproduce rigid`: [`crate::pipeline::reproduce::reproduce_rigid`] into
+/// `out`; prints the Markdown summary. Exit 0, 1 (a run or the files failed) or 130
+/// (interrupted: what was computed is summarised).
+pub fn reproduce_rigid_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::RigidOptions,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::{markdown, reproduce_rigid};
+    let progress = |k: usize, n: usize, scene: &str, mode: &str| {
+        eprintln!("[{}/{n}] {scene}, mode {mode}", k + 1);
+    };
+    finish_reproduce(
+        reproduce_rigid(out, opts, interrupt, &progress).map(|r| markdown(&r, opts)),
+        out,
+        interrupt,
+    )
 }
 
 /// `lie-xpbd reproduce cantilever`:
@@ -490,21 +505,11 @@ pub fn reproduce_cantilever_command(
     let progress = |k: usize, n: usize, what: &str| {
         eprintln!("[{}/{n}] {what}", k + 1);
     };
-    match reproduce_cantilever(out, opts, interrupt, &progress) {
-        Ok(report) => {
-            print!("{}", markdown(&report));
-            println!("Outputs written to {}", out.display());
-            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-                ExitCode::from(130)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-    }
+    finish_reproduce(
+        reproduce_cantilever(out, opts, interrupt, &progress).map(|r| markdown(&r)),
+        out,
+        interrupt,
+    )
 }
 
 /// `lie-xpbd reproduce shear-locking`:
@@ -519,21 +524,11 @@ pub fn reproduce_shear_locking_command(
     let progress = |k: usize, n: usize, what: &str| {
         eprintln!("[{}/{n}] {what}", k + 1);
     };
-    match reproduce_shear_locking(out, opts, interrupt, &progress) {
-        Ok(report) => {
-            print!("{}", markdown(&report));
-            println!("Outputs written to {}", out.display());
-            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-                ExitCode::from(130)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-    }
+    finish_reproduce(
+        reproduce_shear_locking(out, opts, interrupt, &progress).map(|r| markdown(&r)),
+        out,
+        interrupt,
+    )
 }
 
 /// `lie-xpbd reproduce figure11`:
@@ -548,21 +543,11 @@ pub fn reproduce_figure11_command(
     let progress = |k: usize, n: usize, what: &str| {
         eprintln!("[{}/{n}] {what}", k + 1);
     };
-    match reproduce_figure11(out, opts, interrupt, &progress) {
-        Ok(report) => {
-            print!("{}", markdown(&report));
-            println!("Outputs written to {}", out.display());
-            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-                ExitCode::from(130)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-    }
+    finish_reproduce(
+        reproduce_figure11(out, opts, interrupt, &progress).map(|r| markdown(&r)),
+        out,
+        interrupt,
+    )
 }
 
 /// `lie-xpbd reproduce spring`:
@@ -577,19 +562,9 @@ pub fn reproduce_spring_command(
     let progress = |k: usize, n: usize, what: &str| {
         eprintln!("[{}/{n}] {what}", k + 1);
     };
-    match reproduce_spring(out, opts, interrupt, &progress) {
-        Ok(report) => {
-            print!("{}", markdown(&report));
-            println!("Outputs written to {}", out.display());
-            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-                ExitCode::from(130)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-    }
+    finish_reproduce(
+        reproduce_spring(out, opts, interrupt, &progress).map(|r| markdown(&r)),
+        out,
+        interrupt,
+    )
 }
