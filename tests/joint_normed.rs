@@ -445,8 +445,11 @@ fn norm_gradient_propagates_nan() {
 /// gravity a hard joint's rows (denominator 0) and a compliant joint's rows (nothing to
 /// move) leave λ = 0 and the body where it is, with no NaN.
 fn at_kink<T: Real, G: LieGroup<T>>() {
-    let p = Vector3::new(c::<T>(0.3), c::<T>(-0.7), c::<T>(1.1));
-    let t = Vector3::new(c::<T>(0.2), c::<T>(0.5), c::<T>(-0.4));
+    // Dyadic coordinates, so that p + t is exact in both precisions: the joint values
+    // are evaluated from the exact state (in f64 for f32 bodies), and an f32-rounded
+    // world point p + t would sit ~1e-8 m from the body's exact joint point.
+    let p = Vector3::new(c::<T>(0.3125), c::<T>(-0.6875), c::<T>(1.125));
+    let t = Vector3::new(c::<T>(0.1875), c::<T>(0.5), c::<T>(-0.375));
     for kind in KINDS {
         for compliance in [0.0, 1e-3] {
             for world_first in [true, false] {

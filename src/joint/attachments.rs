@@ -137,33 +137,7 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
         b1: Option<&Body<T, G>>,
         b2: Option<&Body<T, G>>,
     ) -> JointKinematics<T, G> {
-        #[inline(always)]
-        fn pose<T: Real, G: LieGroup<T>>(b: Option<&Body<T, G>>) -> Pose<T, G> {
-            match b {
-                None => Pose::identity(),
-                Some(b) => Pose::new(b.position, b.orientation),
-            }
-        }
-        #[inline(always)]
-        fn joint<T: Real, G: LieGroup<T>>(
-            b: Option<&Body<T, G>>,
-            f: &JointFrame<T, G>,
-        ) -> Pose<T, G> {
-            match b {
-                None => Pose::new(f.translation, f.rotation),
-                Some(b) => Pose::new(
-                    f.world_position(&b.position, &b.orientation),
-                    f.world_rotation(&b.orientation),
-                ),
-            }
-        }
-        let lo = |b: Option<&Body<T, G>>| b.map_or(Vector3::zeros(), |b| b.position_lo());
-        JointKinematics {
-            body: [pose(b1), pose(b2)],
-            frame: [self.frame1, self.frame2],
-            joint: [joint(b1, &self.frame1), joint(b2, &self.frame2)],
-            position_lo: [lo(b1), lo(b2)],
-        }
+        JointKinematics::from_bodies(b1, &self.frame1, b2, &self.frame2)
     }
 
     /// The bodies of the two sides in `bodies` (`None` = the world), or `None` if a

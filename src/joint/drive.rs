@@ -431,11 +431,11 @@ impl<T: Real, G: LieGroup<T>, K: DriveKind<T>> JointDrive<T, G, K> {
 
     /// Kinematics between side 1's joint frame and side 2's target frame.
     fn kinematics(&self, bodies: &[Body<T, G>]) -> Option<JointKinematics<T, G>> {
-        let [p1, p2] = self.attachments.body_poses(bodies)?;
-        Some(JointKinematics::new(
-            &p1,
+        let [b1, b2] = self.attachments.side_bodies(bodies)?;
+        Some(JointKinematics::from_bodies(
+            b1,
             self.attachments.frame1(),
-            &p2,
+            b2,
             &self.target_frame2,
         ))
     }

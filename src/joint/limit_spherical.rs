@@ -113,6 +113,9 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// computed as atan2(|e₃ × z|, e₃·z) with z = R_Δe₃.
     #[inline]
     pub fn swing_angle(&self) -> T {
+        if let Some(m) = self.relative_rotation_f64() {
+            return <T as Real>::cast(swing_of(&m).0);
+        }
         swing_of(&self.relative_rotation().to_matrix()).0
     }
 
@@ -134,6 +137,9 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     pub fn swing_angle_gradient(&self) -> (T, [RowVector6<T>; 2]) {
         let rd = self.relative_rotation();
         let (theta, a) = swing_of(&rd.to_matrix());
+        let theta = self
+            .relative_rotation_f64()
+            .map_or(theta, |m| <T as Real>::cast(swing_of(&m).0));
         let g1 = -self.frame[0].rotation.act(&a);
         let g2 = self.frame[1].rotation.act(&rd.act_inv(&a));
         (theta, [rotation_row(&g1), rotation_row(&g2)])
@@ -144,6 +150,11 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// 1 + cos θ_swing ≤ √ε (swing within ~1.7e-4 rad of π in f64, ~2.6e-2 rad in f32).
     #[inline]
     pub fn twist_angle(&self) -> Option<T> {
+        if let Some(m) = self.relative_rotation_f64() {
+            let (x, y, _) = twist_xy(&m);
+            let (_, _, defined) = twist_xy(&self.relative_rotation().to_matrix());
+            return defined.then(|| <T as Real>::cast(y.atan2(x)));
+        }
         let (x, y, defined) = twist_xy(&self.relative_rotation().to_matrix());
         defined.then(|| y.atan2(x))
     }
@@ -167,7 +178,11 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
         let t = (dy * x - dx * y) / (x * x + y * y);
         let g1 = -self.frame[0].rotation.act(&rd.act(&t));
         let g2 = self.frame[1].rotation.act(&t);
-        Some((y.atan2(x), [rotation_row(&g1), rotation_row(&g2)]))
+        let psi = self.relative_rotation_f64().map_or(y.atan2(x), |m| {
+            let (x, y, _) = twist_xy(&m);
+            <T as Real>::cast(y.atan2(x))
+        });
+        Some((psi, [rotation_row(&g1), rotation_row(&g2)]))
     }
 }
 

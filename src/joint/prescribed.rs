@@ -263,12 +263,11 @@ impl<T: Real, G: LieGroup<T>> PrescribedFrame<T, G> {
 
     fn kinematics(&self, bodies: &[Body<T, G>]) -> Option<JointKinematics<T, G>> {
         let b = bodies.get(self.body.0)?;
-        let world = Pose::new(Vector3::zeros(), G::identity());
         let target = JointFrame::new(self.target.position, self.target.rotation);
-        Some(JointKinematics::new(
-            &world,
+        Some(JointKinematics::from_bodies(
+            None,
             &target,
-            &b.pose(),
+            Some(b),
             &self.frame,
         ))
     }

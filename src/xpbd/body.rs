@@ -565,6 +565,33 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     pub fn predicted_pose(&self) -> (Vector3<T>, G) {
         (self.predicted_position, self.predicted_orientation)
     }
+
+    /// The pose (p, R) in `f64` from the compensated state, for constraint values that
+    /// must not carry the rounding of the stored pose ([`Real::WIDE_CONSTRAINT_VALUES`]):
+    /// p = position + position_lo (exact in f64 for an f32 body) and
+    /// R = base·since_base, the two factors widened, normalised and multiplied as unit
+    /// quaternions in f64. The base's own rounding is a constant of the state between folds, not a
+    /// noise. A public field changed since the solver wrote it is taken as it is.
+    pub(crate) fn pose_f64(&self) -> (Vector3<f64>, nalgebra::UnitQuaternion<f64>) {
+        let wide = |v: &Vector3<T>| v.map(|x| x.to_f64());
+        let quat = |q: &nalgebra::Quaternion<T>| {
+            nalgebra::Quaternion::new(q.w.to_f64(), q.i.to_f64(), q.j.to_f64(), q.k.to_f64())
+        };
+        let p = if self.position == self.written_position {
+            wide(&self.position) + wide(&self.position_lo)
+        } else {
+            wide(&self.position)
+        };
+        let q = if self.orientation == self.written_orientation {
+            nalgebra::UnitQuaternion::new_normalize(quat(&self.orientation_base.to_quaternion()))
+                // Normalised in f64: the f32 norm error (ε, a new one every substep)
+                // would otherwise scale rotated vectors by 1 ± ε.
+                * nalgebra::UnitQuaternion::new_normalize(quat(self.since_base.quaternion()))
+        } else {
+            nalgebra::UnitQuaternion::new_normalize(quat(&self.orientation.to_quaternion()))
+        };
+        (p, q)
+    }
 }
 
 /// Solves the 3×3 system `m x = b` by the adjugate (Cramer's rule through cross products
