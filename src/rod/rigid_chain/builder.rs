@@ -354,7 +354,9 @@ impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
             let (a, b) = (&frames[j], &frames[j + 1]);
             let psi = b.boxminus(a);
             // Near |ψ| = π the average is singular and Log is at its branch cut.
-            if !(psi.norm() < c::<T>(std::f64::consts::PI) - c::<T>(1e3) * T::default_epsilon()) {
+            let turn = psi.norm();
+            let limit = c::<T>(std::f64::consts::PI) - c::<T>(1e3) * T::default_epsilon();
+            if !turn.is_finite() || turn >= limit {
                 return Err(RodError::HalfTurn { index: j });
             }
             let average = (a.to_matrix() + b.to_matrix()).transpose();
