@@ -101,6 +101,13 @@ pub enum RodError {
         /// The vertex index, 0-based.
         index: usize,
     },
+    /// Two consecutive director frames of a rigid chain turned by π relative to each
+    /// other: the matrix average of (89) is then singular and Log (90) at its branch cut.
+    #[error("rod director frames {index} and {next} are turned by π relative to each other; consecutive frames must turn by less", next = index + 1)]
+    HalfTurn {
+        /// The first of the two frames, 0-based.
+        index: usize,
+    },
     /// A list with the wrong number of entries.
     #[error("{what}: {given} values given, {expected} expected")]
     CountMismatch {

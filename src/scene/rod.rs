@@ -54,7 +54,13 @@
 //!   axis), right-handed about the axis, starting at `centre + radius·e` (e the world
 //!   axis least aligned with the axis, made orthogonal to it). Nodes are equispaced in
 //!   arc length; the director frames are the Frenet frames (d₁ towards the axis,
-//!   d₃ the tangent).
+//!   d₃ the tangent). A rigid chain takes the frames and the arc lengths
+//!   l = L/(N − 1) as its rest state (93) with v* = e₃
+//!   ([`crate::rod::RigidChainBuilder::from_rest_frames`], Section 6.2): its bodies
+//!   then lie on the coaxial helix of the same pitch and radius r θ/sin θ (θ the turn
+//!   per segment; 1.11 r at θ = π/4), its joints (the chord midpoints) at
+//!   r (θ/2)/sin(θ/2) ≈ r, and it has the helix's spring rate. (Bodies on the helix
+//!   itself would put the joints at r cos(θ/2): a spring of smaller coil radius.)
 //! * `polyline`: through `points`; `elements` must be the number of segments
 //!   (points − 1): the points are the element end nodes (fem; the interior nodes of an
 //!   element lie on its segment, their frames interpolated geodesically) or the bodies
@@ -63,8 +69,9 @@
 //! # Rest shape
 //! Without `precurvature` the initial shape is the rest shape: both rest strains are
 //! those of the initial nodes (fem: [`crate::rod::RodElement::with_rest_strains`],
-//! rigid chain: [`crate::rod::RestShape::Initial`]), so a helix starts unstressed; with
-//! it, u* is that constant vector and the shear rest value v* = e₃.
+//! rigid chain: [`crate::rod::RestShape::Initial`], or for a helix the rest state of
+//! [`crate::rod::RigidChainBuilder::from_rest_frames`]), so a helix starts unstressed;
+//! with it, u* is that constant vector and the shear rest value v* = e₃.
 //!
 //! # Solve
 //! Each rod is one system of the world ([`crate::rod::FemRod`],

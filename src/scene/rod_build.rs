@@ -254,14 +254,56 @@ pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
             (ids.nodes, ids.system)
         }
         Discretization::RigidChain => {
-            let (poses, _) = centerline::<T, G>(rod, path, &material, 1)?;
+            let (poses, lengths) = centerline::<T, G>(rod, path, &material, 1)?;
             check_element_turns(&poses, 1).map_err(|m| (path.key("elements"), m))?;
-            let rest = match precurvature {
-                Some(u) => RestShape::UniformPrecurvature(u),
-                None => RestShape::Initial,
+            let chain = match &rod.centerline {
+                // The helix's frames and arc lengths are the chain's rest state (93)
+                // with v* = e₃: the bodies lie on the coaxial helix of radius
+                // r θ/sin θ (θ the turn per segment), the joints near radius r.
+                CenterlineSpec::Helix {
+                    centre,
+                    axis,
+                    radius,
+                    turns,
+                    ..
+                } => {
+                    let theta = 2.0 * std::f64::consts::PI * turns / rod.elements as f64;
+                    let widen = if theta.abs() > 1e-12 {
+                        theta / theta.sin()
+                    } else {
+                        1.0
+                    };
+                    let a = unit(axis);
+                    let start = poses[0].position.map(|x| x.to_f64());
+                    let radial = start - Vector3::from(*centre);
+                    let radial = radial - a * a.dot(&radial);
+                    let base = Vector3::from(*centre)
+                        + a.dot(&(start - Vector3::from(*centre))) * a
+                        + radial * (widen * radius / radial.norm().max(f64::MIN_POSITIVE));
+                    let frames: Vec<G> = poses.iter().map(|p| p.rotation).collect();
+                    let b = RigidChainBuilder::from_rest_frames(
+                        material,
+                        base.map(c::<T>),
+                        &frames,
+                        lengths,
+                    );
+                    match precurvature {
+                        Some(u) => {
+                            b.and_then(|b| b.with_rest_shape(RestShape::UniformPrecurvature(u)))
+                        }
+                        None => b,
+                    }
+                }
+                _ => {
+                    let rest = match precurvature {
+                        Some(u) => RestShape::UniformPrecurvature(u),
+                        None => RestShape::Initial,
+                    };
+                    RigidChainBuilder::from_poses(material, poses)
+                        .and_then(|b| b.with_rest_shape(rest))
+                }
             };
-            let chain = RigidChainBuilder::from_poses(material, poses)
-                .and_then(|b| b.with_rest_shape(rest))
+            let chain = chain
                 .and_then(|b| b.with_damping([damping; 6]))
                 .map_err(|e| at_elements(&e))?
                 .with_fixed_base(rod.start == EndCondition::Clamped)

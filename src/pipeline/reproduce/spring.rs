@@ -15,7 +15,9 @@
 //! # Buckling point
 //! From every recorded row (every 25 steps, 1 mm of compression): the compression
 //! c = 1.4 m − z of the moving end and the lateral displacement δ = |(x, y) − (x₀, y₀)|
-//! of the middle node (node (n − 1)/2 of n, at half the wire length). The pre-buckling
+//! of the middle node (node (n − 1)/2 of n, at half the wire length; for the rigid
+//! chain the middle body, which at rest lies on the wider coaxial helix of radius
+//! r θ/sin θ, [`crate::rod::RigidChainBuilder::from_rest_frames`]). The pre-buckling
 //! trend is the least-squares line of δ against c over c ≤ [`TREND_MAX_M`]; the buckling
 //! compression is the first c at which δ exceeds that line by [`THRESHOLD_M`] (1 % of
 //! the coil radius). `summary.json` also gives it for the thresholds of

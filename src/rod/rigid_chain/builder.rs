@@ -284,6 +284,95 @@ impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
         Self::with_lengths(material, poses, lengths)
     }
 
+    /// The chain whose rest state (93), with the paper's v* = e₃, has the director
+    /// frames `frames` (d₁, d₂, d₃ → world, base first, N = `frames.len()` ≥ 2) and the
+    /// rest lengths `lengths` (m, N − 1 of them, l of (89)–(94); for a rod of length L
+    /// sampled evenly, lⱼ = L/(N − 1) as in Section 6.2). This is how a rigid chain
+    /// discretises a curved centre line given by its frames R(s) at sⱼ = Σ_{i<j} lᵢ:
+    ///
+    /// ```text
+    /// u*ⱼ = (Rⱼ₊₁ ⊟ Rⱼ)/lⱼ                                  precurvature (92)–(93)
+    /// pⱼ₊₁ = pⱼ + 2 lⱼ (Rⱼᵀ + Rⱼ₊₁ᵀ)⁻¹ e₃,   p₀ = `base`    so that vⱼ = e₃ (89)
+    /// ```
+    ///
+    /// so the initial state is the rest state (C = 0 in every joint, up to round-off).
+    /// For frames that turn at a constant rate (a circle, a helix: u* constant, the
+    /// continuum precurvature exactly) the bodies do not lie on the centre line: the
+    /// matrix average of (89) scales the part of the chord normal to the turn axis by
+    /// cos(θ/2) (θ = |lⱼ u*| per joint), so the chords lengthen by 1/cos(θ/2) and a coil of
+    /// radius r becomes a polygon whose vertices (the bodies) lie at r θ/sin θ and whose
+    /// chord midpoints (where the joint forces act, the lever arm d/2 of (176)–(177)) lie
+    /// at r (θ/2)/sin(θ/2) from the axis, at the coil's pitch: the wider spring of the
+    /// paper's Section 9.4. The rest shape is [`RestShape::Precurvature`] with these u*.
+    ///
+    /// # Errors
+    /// [`RodError::TooFewBodies`] for N < 2; [`RodError::CountMismatch`] (`"rest
+    /// lengths"`) unless there are N − 1 lengths; [`RodError::DegenerateSegment`] for a
+    /// length that is not finite and > 0; [`RodError::NonFinite`] (`"rod origin"` /
+    /// `"body rotation"`) for a non-finite base or frame; [`RodError::HalfTurn`] where
+    /// two consecutive frames are turned by π (to round-off) relative to each other.
+    pub fn from_rest_frames(
+        material: RodMaterial<T>,
+        base: Vector3<T>,
+        frames: &[G],
+        lengths: Vec<T>,
+    ) -> Result<Self, RodError> {
+        let n = frames.len();
+        if n < 2 {
+            return Err(RodError::TooFewBodies { count: n, min: 2 });
+        }
+        if lengths.len() != n - 1 {
+            return Err(RodError::CountMismatch {
+                what: "rest lengths",
+                given: lengths.len(),
+                expected: n - 1,
+            });
+        }
+        finite3(&base, "rod origin", 0)?;
+        for (index, r) in frames.iter().enumerate() {
+            if !r.to_matrix().iter().all(|x| x.is_finite()) {
+                return Err(RodError::NonFinite {
+                    what: "body rotation",
+                    index,
+                });
+            }
+        }
+        for (index, &l) in lengths.iter().enumerate() {
+            if !(l.is_finite() && l > T::zero()) {
+                return Err(RodError::DegenerateSegment {
+                    index,
+                    length: l.to_f64(),
+                });
+            }
+        }
+        let two = c::<T>(2.0);
+        let mut poses = Vec::with_capacity(n);
+        let mut u_star = Vec::with_capacity(n - 1);
+        let mut p = base;
+        poses.push(Pose::new(p, frames[0]));
+        for (j, &l) in lengths.iter().enumerate() {
+            let (a, b) = (&frames[j], &frames[j + 1]);
+            let psi = b.boxminus(a);
+            // Near |ψ| = π the average is singular and Log is at its branch cut.
+            let turn = psi.norm();
+            let limit = c::<T>(std::f64::consts::PI) - c::<T>(1e3) * T::default_epsilon();
+            if !turn.is_finite() || turn >= limit {
+                return Err(RodError::HalfTurn { index: j });
+            }
+            let average = (a.to_matrix() + b.to_matrix()).transpose();
+            let d = average
+                .lu()
+                .solve(&(Vector3::z() * (two * l)))
+                .ok_or(RodError::HalfTurn { index: j })?;
+            p += d;
+            poses.push(Pose::new(p, *b));
+            u_star.push(psi / l);
+        }
+        let mut out = Self::with_lengths(material, poses, lengths)?;
+        out.rest = RestShape::Precurvature(u_star);
+        Ok(out)
+    }
+
     fn with_lengths(
         material: RodMaterial<T>,
         poses: Vec<Pose<T, G>>,

@@ -31,7 +31,13 @@
 //! finite element (110), which interpolates on SO(3), is what the paper's convergence
 //! study (Section 9.2) measures. The rest shear v* generalises the paper's e₃ so that a
 //! curved rest shape (where the matrix average shortens the chord) can be stress-free
-//! ([`RestShape::Initial`]); it is e₃ unless asked for.
+//! with the bodies where they are given ([`RestShape::Initial`]); it is e₃ unless
+//! asked for. To discretise a curved centre line given by its frames, keep the paper's
+//! v* = e₃ and place the bodies at the chain's rest state instead
+//! ([`RigidChainBuilder::from_rest_frames`]): the joint forces act at the chord
+//! midpoints (lever arm d/2 in (176)–(177)), and with the bodies on a coil of radius r
+//! the midpoints lie at r cos(θ/2) (θ the turn per joint), which makes a helical
+//! spring stiffer (+27 % at θ = π/4) and buckle earlier than the helix it samples.
 //!
 //! # Gradient
 //! Per body, the 6×6 block `[∂C/∂p | D_R C]` of (59), with d = pⱼ₊₁ − pⱼ,
