@@ -253,108 +253,64 @@ fn main() -> ExitCode {
             what,
             out,
             quick,
+            seconds,
             reference_elements,
             pendulum_seconds,
             rps_seconds,
             rotation,
             scalar,
-            ..
-        }) if what == "cantilever" => {
-            use lie_xpbd::pipeline::reproduce::cantilever::CantileverOptions;
-            let mut opts = if quick {
-                CantileverOptions::quick()
-            } else {
-                CantileverOptions::default()
-            };
-            if let Some(n) = reference_elements {
-                opts.reference_elements = n;
-            }
-            opts.rotation = rotation;
-            opts.scalar = scalar;
-            let _ = (pendulum_seconds, rps_seconds);
-            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-cantilever"));
-            lie_xpbd::pipeline::commands::reproduce_cantilever_command(&out, &opts, &interrupt)
-        }
-        Some(Command::Reproduce {
-            what,
-            out,
-            quick,
-            rotation,
-            scalar,
-            ..
-        }) if what == "shear-locking" => {
-            use lie_xpbd::pipeline::reproduce::shear_locking::ShearLockingOptions;
-            let mut opts = if quick {
-                ShearLockingOptions::quick()
-            } else {
-                ShearLockingOptions::default()
-            };
-            opts.rotation = rotation;
-            opts.scalar = scalar;
-            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-shear-locking"));
-            lie_xpbd::pipeline::commands::reproduce_shear_locking_command(&out, &opts, &interrupt)
-        }
-        Some(Command::Reproduce {
-            what,
-            out,
-            quick,
-            seconds,
-            rotation,
-            scalar,
-            ..
-        }) if what == "figure11" => {
-            use lie_xpbd::pipeline::reproduce::figure11::Figure11Options;
-            let mut opts = if quick {
-                Figure11Options::quick()
-            } else {
-                Figure11Options::default()
-            };
-            if seconds.is_some() {
-                opts.seconds = seconds;
-            }
-            opts.rotation = rotation;
-            opts.scalar = scalar;
-            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-figure11"));
-            lie_xpbd::pipeline::commands::reproduce_figure11_command(&out, &opts, &interrupt)
-        }
-        Some(Command::Reproduce {
-            what,
-            out,
-            quick,
-            rotation,
-            scalar,
-            ..
-        }) if what == "spring" => {
-            use lie_xpbd::pipeline::reproduce::spring::SpringOptions;
-            let mut opts = if quick {
-                SpringOptions::quick()
-            } else {
-                SpringOptions::default()
-            };
-            opts.rotation = rotation;
-            opts.scalar = scalar;
-            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-spring"));
-            lie_xpbd::pipeline::commands::reproduce_spring_command(&out, &opts, &interrupt)
-        }
-        Some(Command::Reproduce {
-            what: _,
-            out,
-            quick: _,
-            seconds: _,
-            reference_elements: _,
-            pendulum_seconds,
-            rps_seconds,
-            rotation,
-            scalar,
         }) => {
-            let out = out.unwrap_or_else(|| PathBuf::from("out/reproduce-rigid"));
-            let opts = lie_xpbd::pipeline::reproduce::RigidOptions {
-                pendulum_seconds,
-                rps_seconds,
-                rotation,
-                scalar,
+            use lie_xpbd::pipeline::commands as cmd;
+            use lie_xpbd::pipeline::reproduce::{
+                cantilever::CantileverOptions, figure11::Figure11Options,
+                shear_locking::ShearLockingOptions, spring::SpringOptions, RigidOptions,
             };
-            reproduce_rigid_command(&out, &opts, &interrupt)
+            /// The study's cheap configuration with `--quick`, else its default.
+            fn options<O: Default>(quick: bool, cheap: fn() -> O) -> O {
+                if quick {
+                    cheap()
+                } else {
+                    O::default()
+                }
+            }
+            let out = out.unwrap_or_else(|| PathBuf::from(format!("out/reproduce-{what}")));
+            match what.as_str() {
+                "cantilever" => {
+                    let mut opts = options(quick, CantileverOptions::quick);
+                    if let Some(n) = reference_elements {
+                        opts.reference_elements = n;
+                    }
+                    (opts.rotation, opts.scalar) = (rotation, scalar);
+                    cmd::reproduce_cantilever_command(&out, &opts, &interrupt)
+                }
+                "shear-locking" => {
+                    let mut opts = options(quick, ShearLockingOptions::quick);
+                    (opts.rotation, opts.scalar) = (rotation, scalar);
+                    cmd::reproduce_shear_locking_command(&out, &opts, &interrupt)
+                }
+                "figure11" => {
+                    let mut opts = options(quick, Figure11Options::quick);
+                    if seconds.is_some() {
+                        opts.seconds = seconds;
+                    }
+                    (opts.rotation, opts.scalar) = (rotation, scalar);
+                    cmd::reproduce_figure11_command(&out, &opts, &interrupt)
+                }
+                "spring" => {
+                    let mut opts = options(quick, SpringOptions::quick);
+                    (opts.rotation, opts.scalar) = (rotation, scalar);
+                    cmd::reproduce_spring_command(&out, &opts, &interrupt)
+                }
+                _ => {
+                    let opts = RigidOptions {
+                        pendulum_seconds,
+                        rps_seconds,
+                        rotation,
+                        scalar,
+                    };
+                    reproduce_rigid_command(&out, &opts, &interrupt)
+                }
+            }
         }
         Some(Command::CheckJacobians {
             scene,
