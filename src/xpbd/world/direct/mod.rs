@@ -101,8 +101,8 @@
 //! same joint twice, a closed loop whose rows are dependent) make it singular, and the
 //! Cholesky meets a pivot ≤ 64ε·A_jj ([`crate::rod::banded::BandedError::NotPositiveDefinite`]).
 //! The projection then assembles again with the diagonal of the free rows multiplied by
-//! (1 + ε_r), ε_r = 1024ε (2.3e-13 in f64, 1.2e-4 in f32), and, if that fails too, with
-//! ε_r = √ε (1.5e-8, 3.5e-4), and factors again. For a semi-definite A,
+//! (1 + ε_r), ε_r = 1024ε (2.3e-13, with the ε of f64, in which the system is solved:
+//! see precision), and, if that fails too, with ε_r = √ε (1.5e-8), and factors again. For a semi-definite A,
 //! A + ε_r·diag(A) is definite (every Schur complement is at least ε_r·A_jj, above the
 //! 64ε threshold). Only the matrix changes, not the right-hand side, so the fixed point
 //! of the iterations, C + α̃λ = 0, is the same: the step is a Levenberg–Marquardt-damped
@@ -118,11 +118,16 @@
 //! into the state and never panics.
 //!
 //! # Precision
-//! The solve runs in the scalar type `T`, and its forward error grows with cond(A): for
-//! the 1 kg / 1000 kg chain cond(A) ≈ 9e8 (same study), beyond 1/ε in
-//! f32 (8.4e6), so there the factorisation often needs the regularisation and the heavy
-//! links' directions are resolved only roughly (the chain's limits then hold to a few
-//! 1e-2 rad in f32, against 1e-13 rad in f64; `tests/joint_chain_direct.rs`).
+//! The system is assembled, factored and solved in f64 whatever the scalar type `T`:
+//! the gradients, masses and compliances are widened (their f32 products are exact in
+//! f64), and only Δλ is rounded back to `T`. The forward error of a Cholesky solve grows
+//! with cond(A), and for the 1 kg / 1000 kg chain cond(A) ≈ 9e8 (same study), beyond
+//! 1/ε of f32 (8.4e6): solved in f32, the factorisation needed the regularisation in
+//! about half of the projections and the heavy links' directions were resolved only
+//! roughly (the chain's limits held to 3.4e-2 rad; solved in f64, to 1.0e-4 rad). In f64 the matrix is the exact
+//! J𝓜⁻¹Jᵀ of the f32-rounded gradients, and the rounding of C, ∇C and Δλ to f32 only
+//! perturbs the linearisation being solved, not its solution
+//! (`tests/joint_chain_direct.rs`). For `T` = f64 nothing is converted.
 //!
 //! # In the substep
 //! Direct groups are projected in every iteration after the [`crate::xpbd::System`]s
@@ -241,11 +246,11 @@ pub(super) struct DirectGroup<T: Real> {
     /// C and ∇C of each member.
     evals: Vec<ConstraintEval<T>>,
     /// Per incidence: the free rows of its block with respect to its body (6 × 6, rows
-    /// that are not free are zero).
-    jac: Vec<SMatrix<T, B, 6>>,
-    matrix: BlockBandedMatrix<T>,
-    /// Right-hand side in, Δλ of the free rows out (6n).
-    rhs: Vec<T>,
+    /// that are not free are zero), widened to f64 (module docs: precision).
+    jac: Vec<SMatrix<f64, B, 6>>,
+    matrix: BlockBandedMatrix<f64>,
+    /// Right-hand side in, Δλ of the free rows out (6n), in f64.
+    rhs: Vec<f64>,
     state: Vec<RowState>,
     /// Rows marked by [`DirectGroup::mark_infeasible`].
     flip: Vec<bool>,
@@ -345,7 +350,7 @@ impl<T: Real> DirectGroup<T> {
             incidence_block,
             evals: vec![ConstraintEval::default(); ids.len()],
             matrix,
-            rhs: vec![T::zero(); n],
+            rhs: vec![0.0; n],
             state: vec![RowState::Out; n],
             flip: vec![false; n],
             alpha: vec![T::zero(); n],

@@ -250,14 +250,14 @@ impl<T: Real> DirectGroup<T> {
     /// singular matrix, once more with the regularised diagonal (module docs).
     fn solve_free(&mut self) -> Result<(), BandedError> {
         self.clamped_shift();
-        self.assemble(T::zero())?;
+        self.assemble(0.0)?;
         if let Err(e) = self.matrix.factor() {
             if !matches!(e, BandedError::NotPositiveDefinite { .. }) {
                 return Err(e);
             }
             self.stats.regularized += 1;
-            let eps = T::default_epsilon();
-            self.assemble(eps * c::<T>(REGULARIZATION_FIRST))?;
+            let eps = f64::EPSILON;
+            self.assemble(eps * REGULARIZATION_FIRST)?;
             if let Err(e) = self.matrix.factor() {
                 if !matches!(e, BandedError::NotPositiveDefinite { .. }) {
                     return Err(e);
@@ -270,7 +270,15 @@ impl<T: Real> DirectGroup<T> {
         self.matrix.solve_in_place(&mut self.rhs)?;
         for (r, s) in self.state.iter().enumerate() {
             if *s == RowState::Free {
-                self.dl[r] = self.rhs[r];
+                // Finite in f64 but beyond the range of T (f32) is not finite either.
+                let dl = c::<T>(self.rhs[r]);
+                if !dl.is_finite() {
+                    return Err(BandedError::NonFiniteVector {
+                        what: "solution",
+                        index: r,
+                    });
+                }
+                self.dl[r] = dl;
             }
         }
         Ok(())
@@ -298,7 +306,7 @@ impl<T: Real> DirectGroup<T> {
     /// Assembles A over the free rows (identity rows for the others), the diagonal of
     /// the free rows multiplied by 1 + `regularization`; marks free rows with a zero
     /// diagonal as out.
-    fn assemble(&mut self, regularization: T) -> Result<(), BandedError> {
+    fn assemble(&mut self, regularization: f64) -> Result<(), BandedError> {
         // Every row of an incidence that belongs to a member touching its body is
         // written here; the others (padding, members of the block on other bodies)
         // stay zero from construction.
@@ -309,9 +317,12 @@ impl<T: Real> DirectGroup<T> {
                 for j in 0..mem.dim {
                     let mut row = self.jac[i].row_mut(off + j);
                     if self.state[mem.first + j] == RowState::Free {
-                        row.copy_from(&self.evals[m].gradient[s].row(j));
+                        let g = &self.evals[m].gradient[s];
+                        for k in 0..6 {
+                            row[k] = g[(j, k)].to_f64();
+                        }
                     } else {
-                        row.fill(T::zero());
+                        row.fill(0.0);
                     }
                 }
             }
@@ -322,7 +333,7 @@ impl<T: Real> DirectGroup<T> {
                 // J_a 𝓜⁻¹, then its products with J_b for the blocks b ≤ a of the body.
                 let mut jw = self.jac[a];
                 for (mut col, wc) in jw.column_iter_mut().zip(w.iter()) {
-                    col *= *wc;
+                    col *= wc.to_f64();
                 }
                 for b in gb.incidences.start..=a {
                     let block = jw * self.jac[b].transpose();
@@ -334,26 +345,26 @@ impl<T: Real> DirectGroup<T> {
                 }
             }
         }
-        let one_plus = T::one() + regularization;
+        let one_plus = 1.0 + regularization;
         for blk in 0..self.stats.blocks {
             let current = self.matrix.block(blk, blk)?;
-            let mut diagonal = SVector::<T, B>::zeros();
+            let mut diagonal = SVector::<f64, B>::zeros();
             for k in 0..B {
                 let r = blk * B + k;
                 diagonal[k] = if self.state[r] == RowState::Free {
-                    let d = current[(k, k)] * one_plus + self.alpha[r];
-                    if d > T::zero() {
+                    let d = current[(k, k)] * one_plus + self.alpha[r].to_f64();
+                    if d > 0.0 {
                         d
-                    } else if d == T::zero() {
+                    } else if d == 0.0 {
                         // Nothing can move this row (module docs): leave it out.
                         self.state[r] = RowState::Out;
-                        T::one()
+                        1.0
                     } else {
                         // Negative or NaN: let the factorisation reject it.
                         d
                     }
                 } else {
-                    T::one()
+                    1.0
                 };
             }
             self.matrix.set_diagonal(blk, &diagonal)?;
@@ -365,15 +376,16 @@ impl<T: Real> DirectGroup<T> {
     fn right_hand_side(&mut self) {
         for (r, x) in self.rhs.iter_mut().enumerate() {
             *x = if self.state[r] == RowState::Free {
-                self.residual[r]
+                self.residual[r].to_f64()
             } else {
-                T::zero()
+                0.0
             };
         }
         for (gb, d) in self.bodies.iter().zip(&self.shift) {
             if *d == SVector::<T, 6>::zeros() {
                 continue;
             }
+            let d = d.map(|x| x.to_f64());
             for a in gb.incidences.clone() {
                 let blk = self.incidence_block[a];
                 let jd = self.jac[a] * d;
