@@ -111,6 +111,9 @@ pub struct VelocityMotor<T: Real, G: LieGroup<T>> {
     speed: T,
     /// q at the start of this substep (θ_rev wrapped, or d_pr).
     start: T,
+    /// Whether a substep has begun (before that the row has no start to track from and
+    /// evaluates to 0).
+    started: bool,
     /// s·h of this substep.
     increment: T,
     /// σ = (h/h₀)².
@@ -196,6 +199,7 @@ impl<T: Real, G: LieGroup<T>> VelocityMotor<T, G> {
             substep,
             speed,
             start: T::zero(),
+            started: false,
             increment: speed * substep,
             scale: T::one(),
         })
@@ -295,6 +299,7 @@ impl<T: Real, G: LieGroup<T>> Clone for VelocityMotor<T, G> {
             handle: self.handle.detached(),
             speed: self.speed,
             start: self.start,
+            started: self.started,
             increment: self.increment,
             scale: self.scale,
         }
@@ -333,8 +338,8 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for VelocityMotor<T, G> {
         self.attachments.bodies()
     }
 
-    /// Writes σ·(q − q_start − s h) and σ·∇q (module docs). NaN value if a body id is
-    /// not in `bodies`.
+    /// Writes σ·(q − q_start − s h) and σ·∇q (module docs); the value is 0 before the
+    /// first substep (no q_start yet). NaN value if a body id is not in `bodies`.
     fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>) {
         let Some(k) = self.attachments.kinematics(bodies) else {
             out.clear();
@@ -342,7 +347,11 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for VelocityMotor<T, G> {
             return;
         };
         let (dq, grads) = self.displacement(&k);
-        out.value[0] = self.scale * (dq - self.increment);
+        out.value[0] = if self.started {
+            self.scale * (dq - self.increment)
+        } else {
+            T::zero()
+        };
         for (slot, (id, g)) in self.attachments.bodies().iter().zip(grads).enumerate() {
             if id.is_some() {
                 out.gradient[slot].row_mut(0).copy_from(&(g * self.scale));
@@ -372,6 +381,7 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for VelocityMotor<T, G> {
         if let Some(q) = self.joint_position(bodies) {
             if q.is_finite() {
                 self.start = q;
+                self.started = true;
             }
         }
         if let Some(speed) = self.handle.sample(clock.end_time) {

@@ -29,7 +29,11 @@ pub struct Residuals<T: Real> {
     /// ‖𝓜(x ⊟ x̃) − ∇C(x)ᵀλ‖₂ over all dynamic bodies (51), in kg·m (positions) and
     /// kg·m²·rad (orientations) stacked.
     pub primal: T,
-    /// ‖C(x) + α̃λ‖₂ over all constraint rows (52), in the constraints' units.
+    /// ‖C(x) + α̃λ‖₂ over all constraint rows (52), in the constraints' units. A
+    /// bounded row ([`Constraint::lambda_bounds`]: a joint limit, a motor's force
+    /// limit) counts 0 while its λ is at a bound and C + α̃λ would push it past that
+    /// bound (the limit is not reached, the motor is saturated): such a row satisfies
+    /// its complementarity conditions.
     pub constraint: T,
 }
 

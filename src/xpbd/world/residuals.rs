@@ -30,7 +30,10 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// for fixed bodies): 𝓜(x ⊟ x̃) − Σ ∇C(x)ᵀλ over the enabled constraints and the
     /// systems, at the current state, with x ⊟ x̃ from the corrections applied since
     /// the prediction ([`Body::correction_since_prediction`]); returns the squared
-    /// constraint residual (52).
+    /// constraint residual (52), C + α̃λ over the rows, where a bounded row
+    /// ([`Constraint::lambda_bounds`]) whose λ sits at a bound with C + α̃λ pushing it
+    /// outward (an inactive limit, a saturated motor) counts 0: the residual of its
+    /// complementarity conditions.
     /// `eval` is scratch. Allocates nothing.
     pub(super) fn primal_vectors(
         &self,
@@ -54,8 +57,17 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             eval.clear();
             slot.constraint.evaluate(&self.bodies, eval);
             for j in 0..slot.dim {
-                let r = eval.value[j] + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
-                csq += r * r;
+                let phi = eval.value[j] + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
+                // A bounded row (an inequality, a motor's force limit) whose λ is at a
+                // bound, with C + α̃λ on the side that would push λ past it, satisfies
+                // its complementarity conditions (λ = lo ⇒ C + α̃λ ≥ 0, λ = hi ⇒
+                // C + α̃λ ≤ 0): an inactive limit or a saturated motor, no residual.
+                let lambda = slot.lambda[j];
+                let satisfied = (lambda <= slot.lambda_lo[j] && phi > T::zero())
+                    || (lambda >= slot.lambda_hi[j] && phi < T::zero());
+                if !satisfied {
+                    csq += phi * phi;
+                }
             }
             for s in 0..MAX_BODIES {
                 if let Some(b) = slot.bodies[s] {
