@@ -8,7 +8,7 @@
 //! callgrind_annotate --inclusive=yes callgrind.out.<pid>
 //! ```
 //!
-//! Arguments: solver (`block`, `rows`), rotation (`matrix`, `quaternion`), scalar
+//! Arguments: solver (`block`, `rows`, `scalar`), rotation (`matrix`, `quaternion`), scalar
 //! (`f64`, `f32`), number of measured steps (after 500 warm-up steps, so the joints
 //! carry load). Only `measured_steps` is collected with the toggle above: its total
 //! divided by the step count is the cost of one step. A fifth argument `time` also
@@ -77,6 +77,7 @@ fn main() {
     let arg = |i: usize, default: &str| args.get(i).cloned().unwrap_or_else(|| default.into());
     let mode = match arg(1, "block").as_str() {
         "rows" => SolveMode::Rows,
+        "scalar" => SolveMode::Scalar,
         _ => SolveMode::Block,
     };
     let steps: usize = arg(4, "10000").parse().expect("a step count");

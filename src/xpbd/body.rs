@@ -44,9 +44,10 @@ pub struct Body<T: Real, G: LieGroup<T>> {
     // step, severe in f32 far from the origin), and no round trip (ṽh)/h of the
     // predicted part, whose rounding repeats step after step in a steady motion.
     displacement: Vector3<T>,
-    // Rⁿᵀ·R accumulated from the rotation increments of the substep (prediction and
-    // corrections) as a unit quaternion, whose vector part keeps ε relative accuracy for
-    // small rotations: ω = Log(Rⁿᵀ R)/h then carries an error of ε·|ω|, not the ε/h of
+    // The rotation increment Exp(hΩ) of the substep's prediction, as a unit quaternion;
+    // Rⁿᵀ·R = Exp(hΩ)·C with C = `correction` below. Their product, formed once in the
+    // velocity update, keeps the ε relative accuracy of the vector parts for small
+    // rotations: ω = Log(Rⁿᵀ R)/h then carries an error of ε·|ω|, not the ε/h of
     // Log(RⁿᵀR) taken from two rounded rotations.
     rotation_increment: UnitQuaternion<T>,
     // The predicted velocities (v + h(g + f/m), Ω) of the substep, and whether a
@@ -307,7 +308,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             self.rotation_increment = increment;
             self.predicted_angular_velocity = omega;
             self.omega_step = step;
-            self.add_rotation(&increment);
+            self.add_rotation(&increment, true);
         }
         self.predicted_position = self.position;
         self.predicted_orientation = self.orientation;
@@ -346,14 +347,27 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// the integrator is symplectic and momentum-preserving. A body spinning about a
     /// principal axis (the planar pendulum) gets exactly Ω = ω: φ × 𝓘φ = 0.
     ///
-    /// φ is found by Newton's method from the (46) guess, with the Jacobian
-    /// a·𝓘 + b·(φ̂𝓘 − (𝓘φ)^) (exact up to O(θ²) relative, so each iteration gains
-    /// about 2·log₁₀(1/θ) digits); it stops when the residual is below ε/2·h|Π| (the
-    /// round-off of the right side: a looser stop leaves a residual of one sign step
-    /// after step, which f32 turns into an energy drift) or after 8 iterations. For |φ| ≳ π/2 the left side saturates (like sin θ) and the
-    /// equation may have no solution; a singular Jacobian or a non-finite iterate then
-    /// keeps the last finite iterate, so the prediction is always finite for finite
-    /// state.
+    /// φ is found by Newton's method, from the guess Ω₀ = ω + Δ with Δ the solution
+    /// of the equation linearised about ω, 𝓘Δ + ½h(ω × 𝓘Δ + Δ × 𝓘ω) = h(τ − ω × 𝓘ω),
+    /// to first order in h: one step of the Neumann series from the (46) guess
+    /// Δ₀ = h𝓘⁻¹(τ − ω × 𝓘ω), Δ = Δ₀ − ½h𝓘⁻¹(ω × 𝓘Δ₀ + Δ₀ × 𝓘ω), which leaves a
+    /// relative error O(θ²) of Δ instead of the O(θ) of Δ₀ (θ = h|ω|). The Jacobian is
+    /// a·𝓘 + b·(φ̂𝓘 − (𝓘φ)^) (the derivatives of a and b dropped: exact up to O(θ²)
+    /// relative, so each iteration gains about 2·log₁₀(1/θ) digits), written entry by
+    /// entry: off the diagonal, (φ̂𝓘 − (𝓘φ)^)ᵢⱼ = φ̂ᵢⱼ(Iⱼ − Iₖ), k the third index.
+    /// The iteration stops when the residual is below ε/2·h|Π| (the round-off of the
+    /// right side: a looser stop leaves a residual of one sign step after step, which
+    /// f32 turns into an energy drift), or when an iteration no longer halves the
+    /// residual (it has reached the round-off of its own evaluation, which can exceed
+    /// ε/2·h|Π|; the iterate with the smaller residual is kept), or after 8 iterations.
+    /// For |φ| ≳ π/2 the left side saturates (like sin θ) and the equation may have no
+    /// solution; a singular Jacobian or a non-finite iterate or residual then keeps the
+    /// last iterate with a finite residual, so the prediction is always finite for finite
+    /// state. Without torque, when the inertia is isotropic or φ × 𝓘φ at φ = hω is
+    /// exactly zero (a spin about a principal axis, as in the planar pendulum, or no
+    /// spin), Ω = ω solves the equation exactly (φ × 𝓘φ = 0, so both sides are a·𝓘φ)
+    /// and no iteration is made (for an isotropic body, the rounding of the computed
+    /// φ × 𝓘φ is not iterated on).
     ///
     /// Returns the increment Exp(hΩ), Ω, and Ω − ω as iterated (not as the difference of
     /// the rounded Ω and ω, whose rounding would repeat step after step).
@@ -369,24 +383,63 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         let lhs = |phi: &Vector3<T>| lhs(&i, phi);
         let w = self.angular_velocity;
         let phi_w = w * h;
-        let (a, b, ip, _) = lhs(&phi_w);
-        let target = ip * a - phi_w.cross(&ip) * b + self.torque * (h * h);
-        let gyro = w.cross(&i.component_mul(&w));
-        // Newton on the rate Ω (φ = hΩ), so that Ω = ω exactly when the guess solves
-        // the equation (no torque, spin about a principal axis).
-        let mut delta = (self.torque - gyro).component_mul(&self.inv_inertia) * h;
-        let mut omega = w + delta;
-        let tol = T::default_epsilon() * crate::lie::real::c::<T>(0.5) * target.norm();
+        let ip = i.component_mul(&phi_w);
+        let gyro_phi = phi_w.cross(&ip);
+        let zero = Vector3::zeros();
+        let isotropic = i.x == i.y && i.y == i.z;
+        if self.torque == zero && (isotropic || gyro_phi == zero) {
+            return (<UnitQuaternion<T> as LieGroup<T>>::exp(&phi_w), w, zero);
+        }
+        let (a, b) = crate::lie::so3::sinc_alpha_sq(phi_w.norm_squared());
+        let target = ip * a - gyro_phi * b + self.torque * (h * h);
+        let half = crate::lie::real::c::<T>(0.5);
+        // Newton on the rate Ω (φ = hΩ), from the linearised solution Δ.
+        let iw = i.component_mul(&w);
+        let delta0 = (self.torque - w.cross(&iw)).component_mul(&self.inv_inertia) * h;
+        let coupling = w.cross(&i.component_mul(&delta0)) + delta0.cross(&iw);
+        let mut delta = delta0 - coupling.component_mul(&self.inv_inertia) * (half * h);
+        let tol = T::default_epsilon() * half;
+        let tol_sq = tol * tol * target.norm_squared();
+        let quarter = crate::lie::real::c::<T>(0.25);
+        // Inertia differences of the Jacobian's off-diagonal entries.
+        let (d21, d02, d10) = (i.z - i.y, i.x - i.z, i.y - i.x);
+        // (squared residual, iterate) of the previous iteration.
+        let mut prev: Option<(T, Vector3<T>)> = None;
         for _ in 0..8 {
-            let phi = omega * h;
-            let (a, b, ip, value) = lhs(&phi);
+            let phi = (w + delta) * h;
+            let (a, b, _, value) = lhs(&phi);
             let g = value - target;
-            let residual = g.norm();
-            if residual <= tol || !residual.is_finite() {
+            let r2 = g.norm_squared();
+            if !r2.is_finite() {
+                if let Some((_, d)) = prev {
+                    delta = d;
+                }
                 break;
             }
-            let inertia = nalgebra::Matrix3::from_diagonal(&i);
-            let jac = (inertia * a + (phi.cross_matrix() * inertia - ip.cross_matrix()) * b) * h;
+            if r2 <= tol_sq {
+                break;
+            }
+            if let Some((p2, d)) = prev {
+                if r2 > p2 * quarter {
+                    if r2 > p2 {
+                        delta = d;
+                    }
+                    break;
+                }
+            }
+            let (ah, bh) = (a * h, b * h);
+            let (px, py, pz) = (phi.x * bh, phi.y * bh, phi.z * bh);
+            let jac = nalgebra::Matrix3::new(
+                ah * i.x,
+                pz * d21,
+                py * d21,
+                pz * d02,
+                ah * i.y,
+                px * d02,
+                py * d10,
+                px * d10,
+                ah * i.z,
+            );
             let Some(step) = solve3(&jac, &g) else {
                 break;
             };
@@ -394,9 +447,10 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             if !next.iter().all(|x| x.is_finite()) {
                 break;
             }
+            prev = Some((r2, delta));
             delta = next;
-            omega = w + delta;
         }
+        let omega = w + delta;
         (
             <UnitQuaternion<T> as LieGroup<T>>::exp(&(omega * h)),
             omega,
@@ -438,10 +492,16 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             let ac = a.cross(&c);
             let g = crate::lie::so3::gamma_inv_coeff_sq(a.norm_squared());
             let linear = c + ac * crate::lie::real::c::<T>(0.5) + a.cross(&ac) * g;
-            let full = <UnitQuaternion<T> as LieGroup<T>>::log(&self.rotation_increment) - a;
+            let increment = self.rotation_increment * self.correction;
+            let full = <UnitQuaternion<T> as LieGroup<T>>::log(&increment) - a;
             let rest = full - linear;
-            let noise = T::default_epsilon() * crate::lie::real::c::<T>(64.0) * a.norm();
-            let d = if rest.norm() > noise { full } else { linear };
+            // |rest| > 64ε|a|, compared squared (no square roots).
+            let noise = T::default_epsilon() * crate::lie::real::c::<T>(64.0);
+            let d = if rest.norm_squared() > noise * noise * a.norm_squared() {
+                full
+            } else {
+                linear
+            };
             dw += d * inv_h;
         }
         two_sum(&mut self.velocity, &mut self.velocity_lo, &dv);
@@ -459,17 +519,31 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// Applies a correction δp (m, world) and δθ (rad, body): p += δp, R ← R ⊞ δθ (58).
     #[inline]
     pub(crate) fn apply_correction(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>) {
+        self.correct(dp, dtheta, true);
+    }
+
+    /// As `apply_correction`, for the last correction of a substep, followed by
+    /// the velocity update before anything reads the orientation: the rotation is
+    /// recorded (and folded, if due), but the public `orientation` is left to
+    /// `update_velocity`, which composes it anyway (one composition instead of two).
+    #[inline]
+    pub(crate) fn apply_last_correction(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>) {
+        self.correct(dp, dtheta, false);
+    }
+
+    // Kept out of line (one copy for the solver's many call sites).
+    #[inline(never)]
+    fn correct(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>, compose: bool) {
         if *dp == Vector3::zeros() && *dtheta == Vector3::zeros() {
             return;
         }
         self.add_position(dp);
         self.displacement += dp;
         self.corrected = true;
-        // One Exp serves the increment and the orientation (R ⊞ δθ = R·Exp(δθ)).
+        // One Exp serves the correction product and the orientation (R ⊞ δθ = R·Exp(δθ)).
         let e = <UnitQuaternion<T> as LieGroup<T>>::exp(dtheta);
-        self.rotation_increment *= e;
         self.correction *= e;
-        self.add_rotation(&e);
+        self.add_rotation(&e, compose);
     }
 
     /// Restarts the compensation if the public `position` or `orientation` was changed
@@ -497,8 +571,10 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// R ← R·q for a unit quaternion q: composed into `since_base`, which is folded into
     /// the base orientation once it exceeds [`FOLD_SIN_HALF`]; `orientation` is then the
     /// base composed with `since_base`, rounded once.
+    /// With `compose` false (and no fold), `orientation` is left as it was, for the
+    /// caller to compose.
     #[inline]
-    fn add_rotation(&mut self, q: &UnitQuaternion<T>) {
+    fn add_rotation(&mut self, q: &UnitQuaternion<T>, compose: bool) {
         self.since_base *= q;
         let v = self.since_base.imag();
         let limit = crate::lie::real::c::<T>(FOLD_SIN_HALF);
@@ -509,10 +585,12 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
                 .renormalize();
             self.since_base = UnitQuaternion::identity();
             self.orientation = self.orientation_base;
-        } else {
+        } else if compose {
             self.orientation = self
                 .orientation_base
                 .compose(&G::from_unit_quaternion_unchecked(&self.since_base));
+        } else {
+            return;
         }
         self.written_orientation = self.orientation;
     }

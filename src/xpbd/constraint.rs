@@ -47,7 +47,12 @@ impl<T: Real> Default for ConstraintEval<T> {
 impl<T: Real> ConstraintEval<T> {
     /// Resets value and gradients to zero.
     pub fn clear(&mut self) {
-        *self = Self::default();
+        // In place (not `*self = Self::default()`, which builds a zeroed copy and moves
+        // it in).
+        self.value.fill(T::zero());
+        for g in &mut self.gradient {
+            g.fill(T::zero());
+        }
     }
 }
 
@@ -119,7 +124,8 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     }
 
     /// Whether the solver may project all rows together with one dense solve (124)
-    /// when it runs in block mode. Default: yes.
+    /// when it runs in block mode. The world reads it once, when the constraint is
+    /// added. Default: yes.
     fn solve_as_block(&self) -> bool {
         true
     }

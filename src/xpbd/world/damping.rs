@@ -40,7 +40,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             }
             let block = self.options.solve_mode == SolveMode::Block
                 && !self.slots[k].bounded
-                && self.slots[k].constraint.solve_as_block();
+                && self.slots[k].as_block;
             self.evaluate(k);
             if !(block && self.damp_block(k, h)) {
                 self.damp_rows(k, h);

@@ -60,6 +60,8 @@ struct Slot<T: Real, G: LieGroup<T>> {
     overwrites: bool,
     // Constraint::is_smooth, cached.
     continuous: bool,
+    // Constraint::solve_as_block, cached.
+    as_block: bool,
     // The direct group ([`World::add_direct_group`]) that projects this constraint;
     // `None`: projected by Gauss–Seidel.
     group: Option<usize>,
@@ -213,6 +215,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         }
         let overwrites = constraint.evaluate_overwrites();
         let continuous = constraint.is_smooth();
+        let as_block = constraint.solve_as_block();
         self.slots.push(Slot {
             constraint,
             lambda: SVector::zeros(),
@@ -228,6 +231,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             breaking: None,
             overwrites,
             continuous,
+            as_block,
             group: None,
         });
         Ok(ConstraintId(self.slots.len() - 1))
@@ -342,7 +346,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 }
                 let block = self.options.solve_mode == SolveMode::Block
                     && !self.slots[k].bounded
-                    && self.slots[k].constraint.solve_as_block();
+                    && self.slots[k].as_block;
                 if !(block && self.project_block(k, inv_h2)) {
                     self.project_rows(k, inv_h2);
                 }

@@ -1,10 +1,11 @@
 //! Diagnostics of a [`World`]: the residuals (51)–(52) and the total energy.
 
-use super::{Residuals, World};
+use super::{Residuals, Slot, System, World};
 use crate::lie::{LieGroup, Real};
+use crate::xpbd::body::Body;
 use crate::xpbd::constraint::{ConstraintEval, MAX_BODIES};
 #[cfg(doc)]
-use crate::xpbd::{Body, Constraint, SolverOptions};
+use crate::xpbd::{Constraint, SolverOptions};
 use nalgebra::{SVector, Vector3};
 
 impl<T: Real, G: LieGroup<T>> World<T, G> {
@@ -40,44 +41,14 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         eval: &mut ConstraintEval<T>,
         primal: &mut [SVector<T, 6>],
     ) -> T {
-        let h = self.options.substep_dt();
-        let inv_h2 = T::one() / (h * h);
-        for (b, r) in self.bodies.iter().zip(primal.iter_mut()) {
-            *r = if b.is_fixed() {
-                SVector::zeros()
-            } else {
-                let (dp, dr) = b.correction_since_prediction();
-                let dp = dp * b.mass();
-                let dr = dr.component_mul(&b.inertia());
-                SVector::<T, 6>::from([dp.x, dp.y, dp.z, dr.x, dr.y, dr.z])
-            };
-        }
-        let mut csq = T::zero();
-        for slot in self.slots.iter().filter(|s| s.enabled) {
-            eval.clear();
-            slot.constraint.evaluate(&self.bodies, eval);
-            for j in 0..slot.dim {
-                let phi = eval.value[j] + slot.constraint.compliance(j) * inv_h2 * slot.lambda[j];
-                // A bounded row (an inequality, a motor's force limit) whose λ is at a
-                // bound, with C + α̃λ on the side that would push λ past it, satisfies
-                // its complementarity conditions (λ = lo ⇒ C + α̃λ ≥ 0, λ = hi ⇒
-                // C + α̃λ ≤ 0): an inactive limit or a saturated motor, no residual.
-                let lambda = slot.lambda[j];
-                let satisfied = (lambda <= slot.lambda_lo[j] && phi > T::zero())
-                    || (lambda >= slot.lambda_hi[j] && phi < T::zero());
-                if !satisfied {
-                    csq += phi * phi;
-                }
-            }
-            for s in 0..MAX_BODIES {
-                if let Some(b) = slot.bodies[s] {
-                    if !self.bodies[b].is_fixed() {
-                        primal[b] -= eval.gradient[s].tr_mul(&slot.lambda);
-                    }
-                }
-            }
-        }
-        csq + self.systems_residuals(inv_h2, primal)
+        primal_vectors_of(
+            self.options.substep_dt(),
+            &self.bodies,
+            &self.slots,
+            &self.systems,
+            eval,
+            primal,
+        )
     }
 
     /// Whether [`SolverOptions::primal_correction`] acts: false while any enabled
@@ -92,24 +63,34 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// moves every dynamic body by x ← x ⊞ (−𝓜⁻¹r) (position by −r_p/m, world frame;
     /// orientation by −I⁻¹r_θ, body frame). λ is kept, so the constraint residual (52)
     /// changes only by ∇C·𝓜⁻¹r, and the new primal residual is the change of ∇Cᵀλ
-    /// over that move.
+    /// over that move. The substep's velocity update must follow before anything reads
+    /// the bodies' orientations: it composes them (the pass only records the rotations).
     pub(super) fn primal_correction_pass(&mut self) {
         debug_assert!(self.primal_correction_applies());
-        let mut eval = std::mem::take(&mut self.eval);
+        // The world's evaluation buffer and scratch, borrowed beside the bodies and
+        // constraints (no copy of the buffer).
         let mut primal = std::mem::take(&mut self.primal_scratch);
-        self.primal_vectors(&mut eval, &mut primal);
+        primal_vectors_of(
+            self.options.substep_dt(),
+            &self.bodies,
+            &self.slots,
+            &self.systems,
+            &mut self.eval,
+            &mut primal,
+        );
         for (b, r) in self.bodies.iter_mut().zip(primal.iter()) {
             if b.is_fixed() {
                 continue;
             }
             let m = b.inv_mass();
             let i = b.inv_inertia();
-            b.apply_correction(
+            // The substep's velocity update follows at once and composes the
+            // orientation.
+            b.apply_last_correction(
                 &Vector3::new(-r[0] * m, -r[1] * m, -r[2] * m),
                 &Vector3::new(-r[3] * i.x, -r[4] * i.y, -r[5] * i.z),
             );
         }
-        self.eval = eval;
         self.primal_scratch = primal;
     }
 
@@ -123,4 +104,70 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 acc + b.kinetic_energy() - b.mass() * g.dot(&b.position)
             })
     }
+}
+
+/// [`World::primal_vectors`] on the world's parts, so that the primal correction pass
+/// can pass the world's own evaluation buffer.
+fn primal_vectors_of<T: Real, G: LieGroup<T>>(
+    h: T,
+    bodies: &[Body<T, G>],
+    slots: &[Slot<T, G>],
+    systems: &[Box<dyn System<T, G>>],
+    eval: &mut ConstraintEval<T>,
+    primal: &mut [SVector<T, 6>],
+) -> T {
+    let inv_h2 = T::one() / (h * h);
+    for (b, r) in bodies.iter().zip(primal.iter_mut()) {
+        *r = if b.is_fixed() {
+            SVector::zeros()
+        } else {
+            let (dp, dr) = b.correction_since_prediction();
+            let dp = dp * b.mass();
+            let dr = dr.component_mul(&b.inertia());
+            SVector::<T, 6>::from([dp.x, dp.y, dp.z, dr.x, dr.y, dr.z])
+        };
+    }
+    let mut csq = T::zero();
+    for slot in slots.iter().filter(|s| s.enabled) {
+        // As in the projections: an overwriting constraint writes every entry read
+        // below (rows 0..dim of the blocks of its bodies), the rest may be stale.
+        if !slot.overwrites {
+            eval.clear();
+        }
+        slot.constraint.evaluate(bodies, eval);
+        let dim = slot.dim;
+        for j in 0..dim {
+            let phi = eval.value[j] + slot.compliance[j] * inv_h2 * slot.lambda[j];
+            // A bounded row (an inequality, a motor's force limit) whose λ is at a
+            // bound, with C + α̃λ on the side that would push λ past it, satisfies its
+            // complementarity conditions (λ = lo ⇒ C + α̃λ ≥ 0, λ = hi ⇒ C + α̃λ ≤ 0):
+            // an inactive limit or a saturated motor, no residual.
+            let lambda = slot.lambda[j];
+            let satisfied = (lambda <= slot.lambda_lo[j] && phi > T::zero())
+                || (lambda >= slot.lambda_hi[j] && phi < T::zero());
+            if !satisfied {
+                csq += phi * phi;
+            }
+        }
+        for s in 0..MAX_BODIES {
+            if let Some(b) = slot.bodies[s] {
+                if !bodies[b].is_fixed() {
+                    // ∇C_bᵀλ over the dim rows.
+                    let g = &eval.gradient[s];
+                    let mut f = SVector::<T, 6>::zeros();
+                    for j in 0..dim {
+                        let l = slot.lambda[j];
+                        for c in 0..6 {
+                            f[c] += g[(j, c)] * l;
+                        }
+                    }
+                    primal[b] -= f;
+                }
+            }
+        }
+    }
+    let sys = systems.iter().fold(T::zero(), |acc, s| {
+        acc + s.residuals(bodies, inv_h2, primal)
+    });
+    csq + sys
 }

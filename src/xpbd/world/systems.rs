@@ -202,12 +202,4 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             s.end_substep(&self.bodies);
         }
     }
-
-    /// Every system's share of the residuals: updates `primal`, returns the sum of
-    /// squares of the constraint residual rows.
-    pub(super) fn systems_residuals(&self, inv_h2: T, primal: &mut [SVector<T, 6>]) -> T {
-        self.systems.iter().fold(T::zero(), |acc, s| {
-            acc + s.residuals(&self.bodies, inv_h2, primal)
-        })
-    }
 }
