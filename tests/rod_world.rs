@@ -519,3 +519,21 @@ fn long_convergence_sweep() {
     convergence::<SO3Matrix<f64>, 3>(&[1, 2, 3, 5, 8, 10, 20]);
     convergence::<SO3Matrix<f64>, 4>(&[1, 2, 3, 5, 8, 10, 15]);
 }
+
+/// Regression (fresh-user report): an element count whose storage cannot be allocated
+/// panicked with "capacity overflow" inside `add_straight`; it is the documented
+/// [`FemRodError::Banded`] error, and the world is left without the rod.
+#[test]
+fn huge_element_count_is_an_error_not_a_panic() {
+    let mut world = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
+    let m = material::<f64>();
+    for elements in [usize::MAX / 2, usize::MAX, 1 << 50] {
+        let spec = StraightRod::cantilever(1.0, elements);
+        let err = FemRod::<f64, SO3Matrix<f64>, 3>::add_straight(&mut world, &m, &spec);
+        assert!(
+            matches!(err, Err(FemRodError::Banded(_))),
+            "{elements}: {err:?}"
+        );
+        assert_eq!(world.bodies().len(), 0);
+    }
+}

@@ -73,7 +73,7 @@ mod spec;
 mod system;
 pub use spec::{FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
 
-use super::banded::{rod_block_bandwidth, BlockBandedMatrix};
+use super::banded::{rod_block_bandwidth, BandedError, BlockBandedMatrix};
 use super::element::{GaussPointConstraint, RodElement};
 use super::error::RodError;
 use super::material::RodMaterial;
@@ -278,9 +278,26 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         let l = spec.length / c::<T>(n as f64);
         let element = RodElement::<T, N>::new(l, material, spec.integration)?;
         let share = element.lumped_nodal_inertia(material);
-        let node_count = n * (N - 1) + 1;
-        let mut mass = vec![T::zero(); node_count];
-        let mut inertia = vec![Vector3::zeros(); node_count];
+        // A count whose storage cannot be allocated is an error, not a panic.
+        let too_large = || {
+            FemRodError::Banded(BandedError::TooLarge {
+                blocks: n,
+                bandwidth: N - 1,
+            })
+        };
+        let node_count = n
+            .checked_mul(N - 1)
+            .and_then(|k| k.checked_add(1))
+            .ok_or_else(too_large)?;
+        let mut mass = Vec::new();
+        let mut inertia = Vec::new();
+        mass.try_reserve_exact(node_count)
+            .map_err(|_| too_large())?;
+        inertia
+            .try_reserve_exact(node_count)
+            .map_err(|_| too_large())?;
+        mass.resize(node_count, T::zero());
+        inertia.resize(node_count, Vector3::zeros());
         for e in 0..n {
             for (j, s) in share.iter().enumerate() {
                 mass[e * (N - 1) + j] += s.mass;
@@ -288,7 +305,10 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             }
         }
         let step = spec.length / c::<T>((node_count - 1) as f64);
-        let mut nodes = Vec::with_capacity(node_count);
+        let mut nodes = Vec::new();
+        nodes
+            .try_reserve_exact(node_count)
+            .map_err(|_| too_large())?;
         for k in 0..node_count {
             let position = spec.start + d * (step * c::<T>(k as f64));
             let clamped = match spec.clamp {
