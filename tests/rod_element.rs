@@ -566,6 +566,23 @@ fn material_and_element_reject_bad_input() {
         RodElement::<f64, 2>::new(0.0, &m, Integration::Reduced),
         Err(RodError::InvalidLength { .. })
     ));
+    // Regression (fresh-user report): a 1e-300 m rod was accepted, its strains (∝ 1/l)
+    // overflowed, and the run "completed" with an infinite residual while the nodes
+    // fell freely. Lengths whose square or inverse square leave the range are rejected.
+    for length in [1e-300, 2e-5 * 1e-150, 1e160] {
+        assert!(matches!(
+            RodElement::<f64, 3>::new(length, &m, Integration::Reduced),
+            Err(RodError::InvalidLength { .. })
+        ));
+    }
+    for length in [1e-20f32, 1e20] {
+        let m32 = RodMaterial::circular(1.0f32, 0.3, 1.0, 0.1).unwrap();
+        assert!(matches!(
+            RodElement::<f32, 2>::new(length, &m32, Integration::Reduced),
+            Err(RodError::InvalidLength { .. })
+        ));
+    }
+    assert!(RodElement::<f64, 2>::new(1e-100, &m, Integration::Reduced).is_ok());
     assert!(matches!(
         RodElement::<f64, 4>::new(1.0, &m, Integration::Points(5)),
         Err(RodError::GaussPointCount { count: 5, max: 4 })

@@ -18,8 +18,10 @@ pub enum RodError {
         /// What the valid range is.
         reason: &'static str,
     },
-    /// An element rest length that is not finite and strictly positive (m).
-    #[error("rod element rest length must be finite and > 0, got {length:e} m")]
+    /// An element rest length that is not finite and strictly positive (m), or whose
+    /// square or inverse square is out of the scalar type's range (below 1.5e-154 m or
+    /// above 1.3e154 m in f64; 1.1e-19 and 1.8e19 m in f32).
+    #[error("rod element rest length must be finite and > 0, with l² and 1/l² in the scalar type's range, got {length:e} m")]
     InvalidLength {
         /// The length given (m).
         length: f64,

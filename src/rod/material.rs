@@ -263,7 +263,16 @@ impl<T: Real> RodMaterial<T> {
 
 /// [`RodError::InvalidLength`] unless `length` is finite and > 0.
 pub(crate) fn check_length<T: Real>(length: T) -> Result<(), RodError> {
-    if length.is_finite() && length > T::zero() {
+    // The strains scale as 1/l and the compliances and inertias as powers of l: with l²
+    // or 1/l² out of range (l < 1.5e-154 or > 1.3e154 m in f64, 1.1e-19 / 1.8e19 in
+    // f32) they overflow or vanish, and the rod silently stops acting.
+    let sq = length * length;
+    if length.is_finite()
+        && length > T::zero()
+        && sq.is_finite()
+        && sq > T::zero()
+        && (T::one() / sq).is_finite()
+    {
         Ok(())
     } else {
         Err(RodError::InvalidLength {
