@@ -28,15 +28,23 @@
 //! by `𝓜⁻¹ ∇CᵀΔλ` (57)–(58). One projection is one Newton step of the whole rod, so the
 //! rod keeps its stiffness with a single iteration per substep (Fig. 11).
 //!
+//! The projection makes one pass along the rod: element by element it evaluates the
+//! element's points, assembles their block rows (which need the points of this and
+//! the previous element only), factors those rows (which need only the rows above)
+//! and forward-substitutes them, so each element's data is used while it is in cache;
+//! a second pass, backwards, is the back substitution. The operations, and so the
+//! results, are those of assembling everything, then factoring, then solving.
+//!
 //! The band is given the rod's profile ([`BlockBandedMatrix::set_row_start`]): row
 //! e·q + r couples only with the points of elements e − 1 and e, so its first
 //! non-zero block is in column (e − 1)·q, and the factorisation skips the blocks left
 //! of it (a third of the block products for cubic elements). The assembly uses the
 //! structure of a gradient block `[∂C/∂pₖ | D_{Rₖ}C]`: its position columns are zero
 //! in the curvature rows (∂u/∂pₖ = 0), so one product ∇C_gk 𝓜ₖ⁻¹ ∇C_g'kᵀ costs 135
-//! multiply-adds, not 216; 𝓜ₖ⁻¹ (diagonal) scales the columns once per point and
-//! node; fixed nodes (𝓜ₖ⁻¹ = 0) are skipped; every block of the profile is written
-//! once, so the band is not zeroed first. The basis values at the Gauss points are
+//! multiply-adds, not 216 (a diagonal block, of which only the lower triangle is
+//! used, 117); 𝓜ₖ⁻¹ (diagonal) scales the columns once per point and node; fixed
+//! nodes (𝓜ₖ⁻¹ = 0) are skipped; every block of the profile is written once, so the
+//! band is not zeroed first. The basis values at the Gauss points are
 //! constants of the element, computed by [`RodElement::new`].
 //!
 //! # One Gauss point at a time
