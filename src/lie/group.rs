@@ -79,6 +79,14 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     /// re-orthonormalises a matrix). Idempotent to round-off.
     fn renormalize(&self) -> Self;
 
+    /// Whether every stored coefficient is finite (no NaN or ±∞): the matrix entries
+    /// of a matrix, the four components of a quaternion. The default checks
+    /// [`Self::to_quaternion`].
+    #[inline]
+    fn is_finite(&self) -> bool {
+        self.to_quaternion().coords.iter().all(|x| x.is_finite())
+    }
+
     /// Exp with input validation.
     ///
     /// # Errors

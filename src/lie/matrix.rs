@@ -165,6 +165,13 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
         self.m
     }
 
+    /// Branch-free: 0·x is ±0 for finite x and NaN for NaN or ±∞, and NaN stays NaN
+    /// in a sum.
+    #[inline]
+    fn is_finite(&self) -> bool {
+        self.m.iter().fold(T::zero(), |acc, x| acc + *x * T::zero()) == T::zero()
+    }
+
     fn to_quaternion(&self) -> Quaternion<T> {
         UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(self.m)).into_inner()
     }

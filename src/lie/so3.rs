@@ -390,6 +390,41 @@ pub fn right_jacobian<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
     Matrix3::identity() - k * alpha(t) + k * k * beta(t)
 }
 
+/// [`right_jacobian`] written out entry by entry with `θ̂² = θθᵀ − |θ|²I` and the
+/// coefficients from |θ|² (no square root below the series cut-offs), always inlined
+/// (for the rod elements' Gauss points). Equal to [`right_jacobian`] to round-off.
+#[inline(always)]
+pub(crate) fn right_jacobian_inline<T: Real>(theta: &Vector3<T>) -> Matrix3<T> {
+    let (x, y, z) = (theta.x, theta.y, theta.z);
+    let (xx, yy, zz) = (x * x, y * y, z * z);
+    let t2 = xx + yy + zz;
+    let (a, b) = match (
+        series_sq(t2, T::SERIES_ALPHA, &ALPHA_SERIES),
+        series_sq(t2, T::SERIES_BETA, &BETA_SERIES),
+    ) {
+        (Some(a), Some(b)) => (a, b),
+        _ => {
+            let t = t2.sqrt();
+            (alpha(t), beta(t))
+        }
+    };
+    let one = T::one();
+    // I − α·θ̂ + β·θ̂².
+    let (bxy, bxz, byz) = (b * x * y, b * x * z, b * y * z);
+    let (ax, ay, az) = (a * x, a * y, a * z);
+    Matrix3::new(
+        one - b * (yy + zz),
+        bxy + az,
+        bxz - ay,
+        bxy - az,
+        one - b * (xx + zz),
+        byz + ax,
+        bxz + ay,
+        byz - ax,
+        one - b * (xx + yy),
+    )
+}
+
 /// Inverse right Jacobian Γ⁻¹(θ) (27), the Jacobian of Log, 3×3:
 /// `Γ⁻¹ = I + ½θ̂ + (1/θ² − (1 + cos θ)/(2θ sin θ))·θ̂²`. Valid for |θ| < 2π.
 #[inline]

@@ -48,7 +48,7 @@ use super::basis::LagrangeBasis;
 use super::error::RodError;
 use super::gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 use super::material::{check_length, NodalInertia, RodMaterial};
-use crate::lie::so3::{self, hat, right_jacobian, right_jacobian_derivative_contraction};
+use crate::lie::so3::{self, hat, right_jacobian_derivative_contraction};
 use crate::lie::{LieGroup, Pose, Real};
 use nalgebra::{Matrix3, Matrix3x6, Matrix6, Vector3, Vector6};
 
@@ -123,20 +123,20 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     pub fn new(nodes: &[Pose<T, G>; N], length: T) -> Result<Self, RodError> {
         let () = LagrangeBasis::<N>::VALID;
         check_length(length)?;
-        for (index, node) in nodes.iter().enumerate() {
+        // One branch for the common case (0·x is NaN only for a NaN or ±∞ x), then
+        // the node named.
+        let finite = nodes.iter().fold(true, |ok, node| {
+            let p = node.position * T::zero();
+            ok & (p.x + p.y + p.z == T::zero()) & node.rotation.is_finite()
+        });
+        for (index, node) in nodes.iter().enumerate().filter(|_| !finite) {
             if !node.position.iter().all(|x| x.is_finite()) {
                 return Err(RodError::NonFinite {
                     what: "node position",
                     index,
                 });
             }
-            if !node
-                .rotation
-                .to_quaternion()
-                .coords
-                .iter()
-                .all(|x| x.is_finite())
-            {
+            if !node.rotation.is_finite() {
                 return Err(RodError::NonFinite {
                     what: "node rotation",
                     index,
@@ -201,7 +201,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
             theta_prime,
             exp_theta,
             rotation: self.nodes[0].rotation.compose(&exp_theta),
-            gamma: right_jacobian(&theta),
+            gamma: so3::right_jacobian_inline(&theta),
         }
     }
 
@@ -342,7 +342,9 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         Ok((self.combine(&p.phi) + p.rotation.act(offset), gradient))
     }
 
-    /// The strains v(ξ) (101) and u(ξ) (103).
+    /// The strains v(ξ) (101) and u(ξ) (103). For a linear element (N = 2) u is
+    /// evaluated as θ'(s), which equals Γ(θ)θ' because θ and θ' are parallel
+    /// (`proofs/rod_strains.md`).
     ///
     /// # Errors
     /// [`RodError::ParameterOutOfRange`] unless 0 ≤ ξ ≤ 1.
@@ -350,7 +352,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         let p = self.point(xi)?;
         Ok(Strains {
             shear: p.rotation.act_inv(&self.combine(&p.dphi_ds)),
-            curvature: p.gamma * p.theta_prime,
+            curvature: if N == 2 {
+                p.theta_prime
+            } else {
+                p.gamma * p.theta_prime
+            },
         })
     }
 
@@ -375,9 +381,12 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         gradient: &mut [Matrix6<T>; N],
     ) -> Strains<T> {
         let v = p.rotation.act_inv(&self.combine(&p.dphi_ds));
-        let u = p.gamma * p.theta_prime;
         let rt = p.rotation.to_matrix().transpose();
         let v_hat = hat(&v);
+        if N == 2 {
+            return self.linear_strain_gradient_into(p, v, &rt, &v_hat, gradient);
+        }
+        let u = p.gamma * p.theta_prime;
         let m = right_jacobian_derivative_contraction(&p.theta, &p.theta_prime);
         // Σ_{j≥1} φⱼ Gⱼᵀ (for D_{R₀}R) and Σ_{j≥1} Aⱼ Gⱼᵀ (for D_{R₀}u), where
         // Aⱼ = φⱼ M + (φⱼ,ξ/l) Γ.
@@ -407,6 +416,39 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         Strains {
             shear: v,
             curvature: u,
+        }
+    }
+
+    /// [`strain_gradient_into`](Self::strain_gradient_into) of a linear element
+    /// (N = 2), given v, R(ξ)ᵀ and v̂. θ = φ₁ψ₁ and θ' = φ₁'ψ₁ are parallel, so
+    /// u = Γ(θ)θ' = θ' and A₁ = φ₁M(θ, θ') + φ₁'Γ(θ) = φ₁' I for every ξ
+    /// (`proofs/rod_strains.md`, "Linear elements"): D_{R₁}u = φ₁'G₁,
+    /// D_{R₀}u = −φ₁'G₁ᵀ, without M.
+    #[inline(always)]
+    fn linear_strain_gradient_into(
+        &self,
+        p: &Point<T, G, N>,
+        v: Vector3<T>,
+        rt: &Matrix3<T>,
+        v_hat: &Matrix3<T>,
+        gradient: &mut [Matrix6<T>; N],
+    ) -> Strains<T> {
+        let g = self.gamma_inv[1];
+        let gt = g.transpose();
+        let d_rot1 = p.gamma * g * p.phi[1];
+        let d_rot0 = p.exp_theta.to_matrix().transpose() - p.gamma * (gt * p.phi[1]);
+        let k = p.dphi_ds[1];
+        let rows = [(d_rot0, -(gt * k)), (d_rot1, g * k)];
+        for (j, (b, (d_rot, du))) in gradient.iter_mut().zip(rows).enumerate() {
+            b.fixed_view_mut::<3, 3>(0, 0)
+                .copy_from(&(rt * p.dphi_ds[j]));
+            b.fixed_view_mut::<3, 3>(0, 3).copy_from(&(v_hat * d_rot));
+            b.fixed_view_mut::<3, 3>(3, 0).fill(T::zero());
+            b.fixed_view_mut::<3, 3>(3, 3).copy_from(&du);
+        }
+        Strains {
+            shear: v,
+            curvature: p.theta_prime,
         }
     }
 }
