@@ -24,7 +24,7 @@ use std::sync::Arc;
                   pendulum with its defaults.\n\nExit codes: 0 success (possibly with warnings), \
                   1 the outputs could not be written, 2 invalid input (nothing written), 3 the \
                   simulation diverged (the rows before it are written), 130 interrupted by Ctrl-C \
-                  (the rows so far are written)."
+                  or SIGTERM (the rows so far are written; a second Ctrl-C exits at once)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -213,8 +213,20 @@ fn main() -> ExitCode {
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = Arc::clone(&interrupt);
-        // If a handler cannot be installed, Ctrl-C simply ends the process as usual.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+        // The first Ctrl-C / SIGTERM / SIGHUP asks the command to stop after its current
+        // step (what was computed is written); a second one exits at once with 130,
+        // writing nothing more (an output file being written stays a hidden temporary
+        // file, which the next run into the folder removes). If a handler cannot be
+        // installed, Ctrl-C simply ends the process as usual.
+        let _ = ctrlc::set_handler(move || {
+            if flag.swap(true, Ordering::Relaxed) {
+                eprintln!("\ninterrupted again: exiting now");
+                std::process::exit(130);
+            }
+            eprintln!(
+                "\ninterrupted: stopping after the current step (interrupt again to exit at once)"
+            );
+        });
     }
     match cli.command {
         None => run_command("pendulum", &RunArgs::default(), &interrupt),
@@ -316,6 +328,6 @@ fn main() -> ExitCode {
             scene,
             states,
             seed,
-        }) => check_command(&scene, states, seed),
+        }) => check_command(&scene, states, seed, &interrupt),
     }
 }
