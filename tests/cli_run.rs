@@ -224,3 +224,75 @@ fn check_jacobians_with_nothing_to_check_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to check"));
 }
+
+/// Fresh-user finding: `check-jacobians pendulum --states 1000000` ignored Ctrl-C. It
+/// now stops within a few states, prints the checks made so far and exits 130.
+#[cfg(unix)]
+#[test]
+fn check_jacobians_stops_on_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = cli_common::bin()
+        .args(["check-jacobians", "pendulum", "--states", "1000000"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    cli_common::signal(&child, "INT");
+    let out = cli_common::wait_at_most(child, 5.0).expect("exits within 5 s of Ctrl-C");
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("| constraint type"), "{stdout}");
+    assert!(!stdout.contains("passed"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+}
+
+/// Fresh-user finding: a run whose single step takes minutes ignored SIGINT and
+/// SIGTERM. The first signal stops after the current step; a second exits at once
+/// (130), leaving its staged temporaries, which the next run into the folder deletes.
+#[cfg(unix)]
+#[test]
+fn second_ctrl_c_exits_at_once_and_next_run_removes_temporaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cantilever.toml");
+    let child = cli_common::bin()
+        .args([
+            "run",
+            scene,
+            "--seconds",
+            "0.01",
+            "--set",
+            "solver.substeps=1e7",
+            "--out",
+            "o",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    cli_common::signal(&child, "INT");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    cli_common::signal(&child, "TERM");
+    let out = cli_common::wait_at_most(child, 5.0).expect("exits at once on the second signal");
+    assert_eq!(out.status.code(), Some(130));
+    let temporaries = |d: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+            .collect()
+    };
+    let o = dir.path().join("o");
+    assert!(
+        !temporaries(&o).is_empty(),
+        "the aborted run leaves temporaries"
+    );
+    assert!(!o.join("summary.json").exists(), "nothing half-written");
+    let next = run(&["pendulum", "--seconds", "0.01", "--out", "o"], dir.path());
+    assert!(next.status.success());
+    assert!(temporaries(&o).is_empty(), "{:?}", temporaries(&o));
+}

@@ -35,7 +35,7 @@
 use super::super::files::OutputDir;
 use super::super::plot::{render_png, ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
-use super::{check_seconds, invalid, read_columns, read_err, ReproduceError};
+use super::{check_seconds, invalid, option_message, read_columns, read_err, ReproduceError};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -125,7 +125,7 @@ impl CantileverOptions {
                 .and_then(|s| s.steps().map_err(|e| scene_err("cantilever", e)))
                 .map_err(|e| match e {
                     ReproduceError::Scene { source, .. } => {
-                        invalid(&option, format!("{n} elements: {}", source.message))
+                        invalid(&option, option_message(&source))
                     }
                     e => e,
                 })?;
