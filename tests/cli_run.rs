@@ -296,3 +296,80 @@ fn second_ctrl_c_exits_at_once_and_next_run_removes_temporaries() {
     assert!(next.status.success());
     assert!(temporaries(&o).is_empty(), "{:?}", temporaries(&o));
 }
+
+/// Fresh-user finding: `--set rods.beam.elements=1e1` was rejected ("invalid type:
+/// floating point 10.0, expected usize") while `solver.substeps=1e3` was accepted. Rod
+/// counts take whole-number floats like every count; a fraction is still an error.
+#[test]
+fn rod_counts_accept_whole_number_floats() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cantilever.toml");
+    let out = run(
+        &[
+            "run",
+            scene,
+            "--seconds",
+            "0.01",
+            "--set",
+            "rods.beam.elements=1e1",
+            "--set",
+            "rods.beam.order=2e0",
+            "--out",
+            "o",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let toml = fs::read_to_string(dir.path().join("o/scene.toml")).unwrap();
+    assert!(toml.contains("elements = 10"), "{toml}");
+    assert!(toml.contains("order = 2"), "{toml}");
+    let bad = run(
+        &[
+            "run",
+            scene,
+            "--set",
+            "rods.beam.elements=2.5",
+            "--out",
+            "b",
+        ],
+        dir.path(),
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("rods[0].elements") && stderr.contains("2.5"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("b").exists());
+}
+
+/// Fresh-user finding: `--set rods.beam.radius=1e300` blamed `rods[0].elements` for an
+/// infinite body mass. The field that makes the mass or inertia non-finite is named.
+#[test]
+fn rod_section_overflow_names_radius_or_density() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cantilever.toml");
+    // The last: area and second moment finite, but ρ·π r⁴/4 overflows.
+    for (set, field) in [
+        (["rods.beam.radius=1e300", "run.every=1"], "rods[0].radius"),
+        (["rods.beam.radius=1e-100", "run.every=1"], "rods[0].radius"),
+        (
+            ["rods.beam.radius=1e70", "rods.beam.material.density=1e100"],
+            "rods[0].material.density",
+        ),
+    ] {
+        let out = run(
+            &["run", scene, "--set", set[0], "--set", set[1], "--out", "o"],
+            dir.path(),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{set:?}: {stderr}");
+        assert!(stderr.contains(&format!("{field}: ")), "{set:?}: {stderr}");
+        assert!(!stderr.contains("elements"), "{set:?}: {stderr}");
+        assert!(!dir.path().join("o").exists(), "{set:?}");
+    }
+}
