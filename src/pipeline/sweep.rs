@@ -5,7 +5,9 @@
 //!
 //! Each run is an ordinary [`run_scene`] into its own folder `DIR/run_NNN`, so its
 //! files are exactly those of `lie-xpbd run` with the same overrides. The sweep then
-//! merges the summaries into `DIR/sweep.csv`, `DIR/sweep.md` and `DIR/sweep.json`.
+//! merges the summaries of its own runs (never those of older `run_NNN` folders in
+//! `DIR`, see [`other_run_folders`]) into `DIR/sweep.csv`, `DIR/sweep.md` and
+//! `DIR/sweep.json`.
 //! Runs share the machine, so their times per substep are only comparable within a
 //! sweep run on an otherwise idle machine with one run per core.
 

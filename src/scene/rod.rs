@@ -679,7 +679,7 @@ pub(crate) fn check(
     }
     check_material(path.key("material"), &rod.material)?;
     positive(path.key("radius"), "the radius", "m", rod.radius)?;
-    check_section(&path, rod)?;
+    check_section(path, rod)?;
     if !(rod.damping.is_finite() && rod.damping >= 0.0) {
         return Err(invalid(
             path.key("damping"),
