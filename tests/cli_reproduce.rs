@@ -125,3 +125,35 @@ fn reproduce_options_are_checked_before_anything_runs() {
         assert!(!tmp.path().join("r").exists(), "{args:?}");
     }
 }
+
+/// The options every study ships with (default and `--quick`) pass their own checks.
+#[test]
+fn shipped_reproduce_options_validate() {
+    use lie_xpbd::pipeline::reproduce::{
+        cantilever::CantileverOptions, figure11::Figure11Options,
+        shear_locking::ShearLockingOptions, spring::SpringOptions, RigidOptions,
+    };
+    RigidOptions::default().validate().unwrap();
+    CantileverOptions::default().validate().unwrap();
+    CantileverOptions::quick().validate().unwrap();
+    Figure11Options::default().validate().unwrap();
+    Figure11Options::quick().validate().unwrap();
+    ShearLockingOptions::default().validate().unwrap();
+    ShearLockingOptions::quick().validate().unwrap();
+    SpringOptions::default().validate().unwrap();
+    SpringOptions::quick().validate().unwrap();
+    let bad = ShearLockingOptions {
+        slenderness: vec![5.0, f64::INFINITY],
+        ..ShearLockingOptions::quick()
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .starts_with("slenderness: "));
+    let bad = SpringOptions {
+        speed: Some(-1.0),
+        ..SpringOptions::quick()
+    };
+    assert_eq!(bad.validate().unwrap_err().exit_code(), 2);
+}
