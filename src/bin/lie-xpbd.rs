@@ -12,6 +12,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A second interrupt signal at least this long after the first exits at once; closer
+/// ones count as the first (`timeout` signals the program twice at the same moment).
+const SECOND_SIGNAL_AFTER: Duration = Duration::from_millis(500);
 
 #[derive(Parser, Debug)]
 #[command(
@@ -214,18 +219,26 @@ fn main() -> ExitCode {
     {
         let flag = Arc::clone(&interrupt);
         // The first Ctrl-C / SIGTERM / SIGHUP asks the command to stop after its current
-        // step (what was computed is written); a second one exits at once with 130,
-        // writing nothing more (an output file being written stays a hidden temporary
-        // file, which the next run into the folder removes). If a handler cannot be
-        // installed, Ctrl-C simply ends the process as usual.
-        let _ = ctrlc::set_handler(move || {
-            if flag.swap(true, Ordering::Relaxed) {
+        // step (what was computed is written); another one at least
+        // `SECOND_SIGNAL_AFTER` later exits at once with 130, writing nothing more (an
+        // output file being written stays a hidden temporary file, which the next run
+        // into the folder removes). Signals closer together count as one: `timeout`
+        // sends its signal to the program and to its process group, i.e. twice. If a
+        // handler cannot be installed, Ctrl-C simply ends the process as usual.
+        let mut first: Option<Instant> = None;
+        let _ = ctrlc::set_handler(move || match first {
+            Some(t) if t.elapsed() >= SECOND_SIGNAL_AFTER => {
                 eprintln!("\ninterrupted again: exiting now");
                 std::process::exit(130);
             }
-            eprintln!(
-                "\ninterrupted: stopping after the current step (interrupt again to exit at once)"
-            );
+            Some(_) => {}
+            None => {
+                first = Some(Instant::now());
+                flag.store(true, Ordering::Relaxed);
+                eprintln!(
+                    "\ninterrupted: stopping after the current step (interrupt again to exit at once)"
+                );
+            }
         });
     }
     match cli.command {
