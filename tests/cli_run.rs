@@ -293,9 +293,18 @@ fn second_ctrl_c_exits_at_once_and_next_run_removes_temporaries() {
         "the aborted run leaves temporaries"
     );
     assert!(!o.join("summary.json").exists(), "nothing half-written");
+    // A ParaView frame being written when killed leaves `vtk/.tmp-XXXXXX`.
+    fs::create_dir_all(o.join("vtk")).unwrap();
+    fs::write(o.join("vtk/.tmp-a1B2c3"), "partial").unwrap();
+    fs::write(o.join("vtk/.tmp-keep"), "not ours").unwrap();
     let next = run(&["pendulum", "--seconds", "0.01", "--out", "o"], dir.path());
     assert!(next.status.success());
     assert!(temporaries(&o).is_empty(), "{:?}", temporaries(&o));
+    assert!(!o.join("vtk/.tmp-a1B2c3").exists());
+    assert!(
+        o.join("vtk/.tmp-keep").exists(),
+        "only names this program makes"
+    );
 }
 
 /// Fresh-user finding: `--set rods.beam.elements=1e1` was rejected ("invalid type:

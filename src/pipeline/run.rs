@@ -204,6 +204,7 @@ pub fn run_scene(
     // Temporaries of an earlier run into this folder that was killed before writing its
     // files (e.g. by a second Ctrl-C).
     out.remove_stale_temporaries();
+    super::vtk::remove_stale_temporaries(&opts.out.join("vtk"));
     let mut names: Vec<&str> = file.run.record.iter().map(|c| c.file_name()).collect();
     names.extend([
         "scene.toml",
