@@ -85,3 +85,75 @@ fn reproduce_rigid_writes_summary_with_every_scene_and_mode() {
     assert!(md.contains("| pendulum | block | on |") && md.contains("primal scalar/block"));
     assert!(md.contains("| pendulum | block_uncorrected | off |"));
 }
+
+/// Fresh-user finding: `reproduce rigid --rps-seconds nan` ran the pendulum runs first,
+/// then failed with a TOML message and exit 1. Every study's options are now checked
+/// before anything runs: exit 2, the option named, nothing written.
+#[test]
+fn reproduce_options_are_checked_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (args, option, says) in [
+        (
+            vec!["rigid", "--rps-seconds", "nan"],
+            "--rps-seconds",
+            "must be a positive finite number of seconds, got NaN",
+        ),
+        (
+            vec!["rigid", "--pendulum-seconds", "0"],
+            "--pendulum-seconds",
+            "got 0",
+        ),
+        (
+            vec!["cantilever", "--reference-elements", "0"],
+            "--reference-elements",
+            "between 1 and",
+        ),
+        (vec!["figure11", "--seconds", "0"], "--seconds", "got 0"),
+        (vec!["figure11", "--seconds", "1e12"], "--seconds", "steps"),
+    ] {
+        let mut full = vec!["reproduce"];
+        full.extend(&args);
+        full.extend(["--out", "r"]);
+        let out = cli_common::run(&full, tmp.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{option}: ")) && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains('['), "{args:?} ran something: {stderr}");
+        assert!(!tmp.path().join("r").exists(), "{args:?}");
+    }
+}
+
+/// The options every study ships with (default and `--quick`) pass their own checks.
+#[test]
+fn shipped_reproduce_options_validate() {
+    use lie_xpbd::pipeline::reproduce::{
+        cantilever::CantileverOptions, figure11::Figure11Options,
+        shear_locking::ShearLockingOptions, spring::SpringOptions, RigidOptions,
+    };
+    RigidOptions::default().validate().unwrap();
+    CantileverOptions::default().validate().unwrap();
+    CantileverOptions::quick().validate().unwrap();
+    Figure11Options::default().validate().unwrap();
+    Figure11Options::quick().validate().unwrap();
+    ShearLockingOptions::default().validate().unwrap();
+    ShearLockingOptions::quick().validate().unwrap();
+    SpringOptions::default().validate().unwrap();
+    SpringOptions::quick().validate().unwrap();
+    let bad = ShearLockingOptions {
+        slenderness: vec![5.0, f64::INFINITY],
+        ..ShearLockingOptions::quick()
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .starts_with("slenderness: "));
+    let bad = SpringOptions {
+        speed: Some(-1.0),
+        ..SpringOptions::quick()
+    };
+    assert_eq!(bad.validate().unwrap_err().exit_code(), 2);
+}

@@ -224,3 +224,193 @@ fn check_jacobians_with_nothing_to_check_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to check"));
 }
+
+/// Fresh-user finding: `check-jacobians pendulum --states 1000000` ignored Ctrl-C. It
+/// now stops within a few states, prints the checks made so far and exits 130.
+#[cfg(unix)]
+#[test]
+fn check_jacobians_stops_on_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = cli_common::bin()
+        .args(["check-jacobians", "pendulum", "--states", "1000000"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    cli_common::signal(&child, "INT");
+    let out = cli_common::wait_at_most(child, 5.0).expect("exits within 5 s of Ctrl-C");
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("| constraint type"), "{stdout}");
+    assert!(!stdout.contains("passed"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+}
+
+/// Fresh-user finding: a run whose single step takes minutes ignored SIGINT and
+/// SIGTERM. The first signal stops after the current step; a second exits at once
+/// (130), leaving its staged temporaries, which the next run into the folder deletes.
+/// (The second comes 0.8 s after the first: closer ones count as one.)
+#[cfg(unix)]
+#[test]
+fn second_ctrl_c_exits_at_once_and_next_run_removes_temporaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cantilever.toml");
+    let child = cli_common::bin()
+        .args([
+            "run",
+            scene,
+            "--seconds",
+            "0.01",
+            "--set",
+            "solver.substeps=1e7",
+            "--out",
+            "o",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    cli_common::signal(&child, "INT");
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    cli_common::signal(&child, "TERM");
+    let out = cli_common::wait_at_most(child, 5.0).expect("exits at once on the second signal");
+    assert_eq!(out.status.code(), Some(130));
+    let temporaries = |d: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+            .collect()
+    };
+    let o = dir.path().join("o");
+    assert!(
+        !temporaries(&o).is_empty(),
+        "the aborted run leaves temporaries"
+    );
+    assert!(!o.join("summary.json").exists(), "nothing half-written");
+    // A ParaView frame being written when killed leaves `vtk/.tmp-XXXXXX`.
+    fs::create_dir_all(o.join("vtk")).unwrap();
+    fs::write(o.join("vtk/.tmp-a1B2c3"), "partial").unwrap();
+    fs::write(o.join("vtk/.tmp-keep"), "not ours").unwrap();
+    let next = run(&["pendulum", "--seconds", "0.01", "--out", "o"], dir.path());
+    assert!(next.status.success());
+    assert!(temporaries(&o).is_empty(), "{:?}", temporaries(&o));
+    assert!(!o.join("vtk/.tmp-a1B2c3").exists());
+    assert!(
+        o.join("vtk/.tmp-keep").exists(),
+        "only names this program makes"
+    );
+}
+
+/// Fresh-user finding: `--set rods.beam.elements=1e1` was rejected ("invalid type:
+/// floating point 10.0, expected usize") while `solver.substeps=1e3` was accepted. Rod
+/// counts take whole-number floats like every count; a fraction is still an error.
+#[test]
+fn rod_counts_accept_whole_number_floats() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cantilever.toml");
+    let out = run(
+        &[
+            "run",
+            scene,
+            "--seconds",
+            "0.01",
+            "--set",
+            "rods.beam.elements=1e1",
+            "--set",
+            "rods.beam.order=2e0",
+            "--out",
+            "o",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let toml = fs::read_to_string(dir.path().join("o/scene.toml")).unwrap();
+    assert!(toml.contains("elements = 10"), "{toml}");
+    assert!(toml.contains("order = 2"), "{toml}");
+    let bad = run(
+        &[
+            "run",
+            scene,
+            "--set",
+            "rods.beam.elements=2.5",
+            "--out",
+            "b",
+        ],
+        dir.path(),
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("rods[0].elements") && stderr.contains("2.5"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("b").exists());
+}
+
+/// Fresh-user finding: `--set rods.beam.radius=1e300` blamed `rods[0].elements` for an
+/// infinite body mass. The field that makes the mass or inertia non-finite is named.
+#[test]
+fn rod_section_overflow_names_radius_or_density() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cantilever.toml");
+    // The last: area and second moment finite, but ρ·π r⁴/4 overflows.
+    for (set, field) in [
+        (["rods.beam.radius=1e300", "run.every=1"], "rods[0].radius"),
+        (["rods.beam.radius=1e-100", "run.every=1"], "rods[0].radius"),
+        (
+            ["rods.beam.radius=1e70", "rods.beam.material.density=1e100"],
+            "rods[0].material.density",
+        ),
+    ] {
+        let out = run(
+            &["run", scene, "--set", set[0], "--set", set[1], "--out", "o"],
+            dir.path(),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{set:?}: {stderr}");
+        assert!(stderr.contains(&format!("{field}: ")), "{set:?}: {stderr}");
+        assert!(!stderr.contains("elements"), "{set:?}: {stderr}");
+        assert!(!dir.path().join("o").exists(), "{set:?}");
+    }
+}
+
+/// `timeout -s INT` signals the program and its process group, so the program gets
+/// the signal twice at once: that is one interrupt (rows kept, summary written, 130),
+/// not the second that aborts.
+#[cfg(unix)]
+#[test]
+fn two_signals_at_once_count_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = cli_common::bin()
+        .args([
+            "pendulum",
+            "--seconds",
+            "100000",
+            "--set",
+            "run.every=100",
+            "--out",
+            "o",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    cli_common::signal(&child, "INT");
+    cli_common::signal(&child, "INT");
+    let out = cli_common::wait_at_most(child, 10.0).expect("stops after the current step");
+    assert_eq!(out.status.code(), Some(130));
+    let summary = fs::read_to_string(dir.path().join("o/summary.json")).unwrap();
+    assert!(summary.contains("\"interrupted\""), "{summary}");
+}

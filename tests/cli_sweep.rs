@@ -217,3 +217,121 @@ fn sigterm_keeps_what_it_computed() {
     assert_eq!(summary["status"], "interrupted");
     assert!(summary["rows"].as_u64().unwrap() > 0);
 }
+
+/// Fresh-user finding: a second, smaller sweep into the same DIR merged the first
+/// sweep's run_001 into its table ("2 runs merged" for a 1-run sweep).
+#[test]
+fn sweep_into_a_used_dir_merges_only_its_own_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = run(
+        &[
+            "sweep",
+            "pendulum",
+            "--seconds",
+            "0.05",
+            "--set",
+            "solver.gravity=[0,-9.81,0],[0,-1.62,0]",
+            "--out",
+            "sw2",
+        ],
+        dir.path(),
+    );
+    assert!(first.status.success());
+    let second = run(
+        &["sweep", "pendulum", "--seconds", "0.05", "--out", "sw2"],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&second.stdout);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(second.status.success(), "{stderr}");
+    assert!(stdout.contains("1 runs merged"), "{stdout}");
+    assert!(
+        stderr.contains("run_001") && stderr.contains("left alone"),
+        "{stderr}"
+    );
+    // The old folder is kept, but not in the table.
+    assert!(dir.path().join("sw2/run_001/summary.json").is_file());
+    let csv = fs::read_to_string(dir.path().join("sw2/sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(!csv.contains("run_001"), "{csv}");
+    assert!(!csv.contains("gravity"), "{csv}");
+}
+
+/// Fresh-user finding: `--set solver.dt=1e-3,2e-3 --set solver.dt=5e-4` ran 5e-4
+/// twice and labelled the rows 1e-3 and 2e-3. A repeated key is an error everywhere.
+#[test]
+fn repeated_set_key_exits_2_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec![
+            "sweep",
+            "pendulum",
+            "--seconds",
+            "0.1",
+            "--set",
+            "solver.dt=1e-3,2e-3",
+            "--set",
+            "solver.dt=5e-4",
+            "--out",
+            "x",
+        ],
+        vec![
+            "sweep",
+            "pendulum",
+            "--seconds",
+            "0.1",
+            "--set",
+            "run.duration=0.1,0.2",
+            "--out",
+            "x",
+        ],
+        vec![
+            "run",
+            "pendulum",
+            "--seconds",
+            "0.1",
+            "--set",
+            "solver.dt=1e-3",
+            "--set",
+            "solver.dt=5e-4",
+            "--out",
+            "x",
+        ],
+        vec![
+            "run",
+            "pendulum",
+            "--set",
+            "bodies[0].density=500",
+            "--set",
+            "bodies.link0.density=600",
+            "--out",
+            "x",
+        ],
+        vec![
+            "compare",
+            "pendulum",
+            "--seconds",
+            "0.1",
+            "--set",
+            "solver.dt=1e-3",
+            "--set",
+            "solver.dt=5e-4",
+            "--out",
+            "x",
+        ],
+    ] {
+        let out = run(&args, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("twice"), "{args:?}: {stderr}");
+        let key = if args.contains(&"run.duration=0.1,0.2") {
+            "--seconds 0.1"
+        } else if args.contains(&"bodies[0].density=500") {
+            "bodies.link0.density"
+        } else {
+            "solver.dt"
+        };
+        assert!(stderr.contains(key), "{args:?}: {stderr}");
+        assert!(!dir.path().join("x").exists(), "{args:?}");
+    }
+}

@@ -497,3 +497,35 @@ fn jacobian_study_names_a_wrong_sign_constraint() {
         report.table().contains("FAILED") && report.table().contains(&failures[0].check.constraint)
     );
 }
+
+/// The study checks its random states in chunks (to look at Ctrl-C between them): the
+/// result is exactly that of one `check_gradient_perturbed` call over all the states.
+#[test]
+fn jacobian_study_in_chunks_equals_one_call() {
+    use lie_xpbd::pipeline::jacobians::{check_world, JacobianOptions};
+    use lie_xpbd::sim::{Rotation, Scalar};
+    use lie_xpbd::xpbd::ConstraintId;
+    let scene = lie_xpbd::scenes::builtin("pendulum").unwrap().unwrap();
+    let world = scene.build::<f64, SO3Matrix<f64>>().unwrap().world;
+    let opts = JacobianOptions {
+        states: 150, // three chunks, the last partial
+        ..JacobianOptions::default()
+    };
+    let entries = check_world(&world, Rotation::Matrix, Scalar::F64, &opts).unwrap();
+    assert_eq!(entries.len(), world.constraint_count());
+    let mut rng = StdRng::seed_from_u64(opts.seed);
+    for (j, e) in entries.iter().enumerate() {
+        let c = world.constraint(ConstraintId(j)).unwrap();
+        let one = lie_xpbd::xpbd::check_gradient_perturbed(
+            c,
+            world.bodies(),
+            &mut rng,
+            opts.states,
+            opts.position_scale,
+            opts.rotation_scale,
+        )
+        .unwrap();
+        assert_eq!(e.check, one);
+        assert_eq!(one.states_checked, 151);
+    }
+}

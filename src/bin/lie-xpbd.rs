@@ -12,6 +12,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A second interrupt signal at least this long after the first exits at once; closer
+/// ones count as the first (`timeout` signals the program twice at the same moment).
+const SECOND_SIGNAL_AFTER: Duration = Duration::from_millis(500);
 
 #[derive(Parser, Debug)]
 #[command(
@@ -24,7 +29,7 @@ use std::sync::Arc;
                   pendulum with its defaults.\n\nExit codes: 0 success (possibly with warnings), \
                   1 the outputs could not be written, 2 invalid input (nothing written), 3 the \
                   simulation diverged (the rows before it are written), 130 interrupted by Ctrl-C \
-                  (the rows so far are written)."
+                  or SIGTERM (the rows so far are written; a second Ctrl-C exits at once)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -213,8 +218,28 @@ fn main() -> ExitCode {
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = Arc::clone(&interrupt);
-        // If a handler cannot be installed, Ctrl-C simply ends the process as usual.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+        // The first Ctrl-C / SIGTERM / SIGHUP asks the command to stop after its current
+        // step (what was computed is written); another one at least
+        // `SECOND_SIGNAL_AFTER` later exits at once with 130, writing nothing more (an
+        // output file being written stays a hidden temporary file, which the next run
+        // into the folder removes). Signals closer together count as one: `timeout`
+        // sends its signal to the program and to its process group, i.e. twice. If a
+        // handler cannot be installed, Ctrl-C simply ends the process as usual.
+        let mut first: Option<Instant> = None;
+        let _ = ctrlc::set_handler(move || match first {
+            Some(t) if t.elapsed() >= SECOND_SIGNAL_AFTER => {
+                eprintln!("\ninterrupted again: exiting now");
+                std::process::exit(130);
+            }
+            Some(_) => {}
+            None => {
+                first = Some(Instant::now());
+                flag.store(true, Ordering::Relaxed);
+                eprintln!(
+                    "\ninterrupted: stopping after the current step (interrupt again to exit at once)"
+                );
+            }
+        });
     }
     match cli.command {
         None => run_command("pendulum", &RunArgs::default(), &interrupt),
@@ -316,6 +341,6 @@ fn main() -> ExitCode {
             scene,
             states,
             seed,
-        }) => check_command(&scene, states, seed),
+        }) => check_command(&scene, states, seed, &interrupt),
     }
 }

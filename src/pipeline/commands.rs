@@ -249,7 +249,35 @@ pub fn sweep_command(
     }
     let runs = match sweep::plan(&scene, &axes, &out) {
         Ok(r) => r,
-        Err(e) => return fail(e.to_string()),
+        Err(e) => {
+            let text = e.to_string();
+            return fail(match &args.seconds {
+                Some(s) => text.replace(
+                    &format!("--set run.duration={s}"),
+                    &format!("--seconds {s}"),
+                ),
+                None => text,
+            });
+        }
+    };
+    let planned: Vec<_> = runs.iter().map(|(r, _)| r.clone()).collect();
+    let others = sweep::other_run_folders(&out, &planned);
+    let others_note = |merged_by: &str| {
+        if !others.is_empty() {
+            let names: Vec<String> = others
+                .iter()
+                .map(|p| {
+                    p.file_name()
+                        .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+                })
+                .collect();
+            eprintln!(
+                "note: {} holds {} run folder(s) not part of this sweep ({}); they were left alone and {merged_by}",
+                out.display(),
+                others.len(),
+                names.join(", ")
+            );
+        }
     };
     if let Some(file) = emit_jobs {
         let scene_arg = if PathBuf::from(scene_name).exists() {
@@ -260,7 +288,6 @@ pub fn sweep_command(
         };
         let program =
             std::env::current_exe().map_or("lie-xpbd".to_string(), |p| p.display().to_string());
-        let planned: Vec<_> = runs.iter().map(|(r, _)| r.clone()).collect();
         let mut text = sweep::emit_jobs(&program, &scene_arg, &planned, rotation, scalar);
         if let Some(s) = &args.seconds {
             text = text.replace(" --out ", &format!(" --seconds {s} --out "));
@@ -279,6 +306,9 @@ pub fn sweep_command(
         });
         return match written {
             Ok(_) => {
+                others_note(
+                    "`lie-xpbd merge DIR` would include them: merge this sweep's run folders by name, or use a new DIR",
+                );
                 println!(
                     "{} commands written to {}; afterwards: lie-xpbd merge {} --out {}",
                     planned.len(),
@@ -358,12 +388,23 @@ pub fn sweep_command(
             }
         }
     }
-    match sweep::merge(std::slice::from_ref(&out), &out) {
-        Ok(report) => println!(
-            "\n{} runs merged into {}",
-            report.rows.len(),
-            out.join("sweep.md").display()
-        ),
+    // Only this sweep's runs that wrote their summary: a run folder left by an earlier
+    // sweep (or by this run index before it failed) never enters the table.
+    let written: Vec<PathBuf> = runs
+        .iter()
+        .zip(&results)
+        .filter(|(_, res)| res.is_ok())
+        .map(|((r, _), _)| r.dir.clone())
+        .collect();
+    match sweep::merge(&written, &out) {
+        Ok(report) => {
+            println!(
+                "\n{} runs merged into {}",
+                report.rows.len(),
+                out.join("sweep.md").display()
+            );
+            others_note("are not in the table");
+        }
         Err(e) => {
             eprintln!("error: could not merge the runs: {e}");
             code = code.max(1);
@@ -397,10 +438,17 @@ pub fn merge_command(dirs: &[PathBuf], out: &std::path::Path) -> ExitCode {
     }
 }
 
-/// `lie-xpbd check-jacobians`: [`crate::pipeline::jacobians::check_scene`]; prints the
-/// table, exit 1 if any constraint fails its tolerance.
-pub fn check_command(scene_name: &str, states: usize, seed: u64) -> ExitCode {
-    use crate::pipeline::jacobians::{check_scene, JacobianOptions};
+/// `lie-xpbd check-jacobians`: [`crate::pipeline::jacobians::check_scene_until`];
+/// prints the table, exit 1 if any constraint fails its tolerance. `interrupt` (Ctrl-C)
+/// stops it within a few states: the table of what was checked so far is printed and
+/// the exit code is 130.
+pub fn check_command(
+    scene_name: &str,
+    states: usize,
+    seed: u64,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::jacobians::{check_scene_until, JacobianOptions};
     let scene = match load_scene(scene_name, &RunArgs::default()) {
         Ok(s) => s,
         Err(e) => {
@@ -413,12 +461,21 @@ pub fn check_command(scene_name: &str, states: usize, seed: u64) -> ExitCode {
         seed,
         ..JacobianOptions::default()
     };
-    match check_scene(&scene, &opts) {
-        Ok(report) if report.entries.is_empty() => {
+    match check_scene_until(&scene, &opts, interrupt) {
+        Ok((report, true)) => {
+            print!("{}", report.table());
+            eprintln!(
+                "interrupted: {} constraint check(s) made so far (the last may cover fewer than {} random states); not a verdict",
+                report.entries.len(),
+                states
+            );
+            ExitCode::from(130)
+        }
+        Ok((report, false)) if report.entries.is_empty() => {
             eprintln!("error: the scene has no constraints, so there is nothing to check");
             ExitCode::from(2)
         }
-        Ok(report) => {
+        Ok((report, false)) => {
             print!("{}", report.table());
             if report.passed() {
                 println!("\nAll {} constraint checks passed.", report.entries.len());
@@ -450,10 +507,11 @@ pub fn print_summary(s: &RunSummary, out: &std::path::Path) {
 }
 
 /// The end of every `lie-xpbd reproduce` command: prints the study's Markdown summary
-/// and where the outputs are, or the error. Exit 0, 1 (a run or the files failed) or
-/// 130 (interrupted: what was computed is summarised).
-fn finish_reproduce<E: std::fmt::Display>(
-    result: Result<String, E>,
+/// and where the outputs are, or the error. Exit 0, 1 (a run or the files failed), 2
+/// (an option is invalid: nothing was run or written) or 130 (interrupted: what was
+/// computed is summarised).
+fn finish_reproduce(
+    result: Result<String, crate::pipeline::reproduce::ReproduceError>,
     out: &std::path::Path,
     interrupt: &AtomicBool,
 ) -> ExitCode {
@@ -469,13 +527,14 @@ fn finish_reproduce<E: std::fmt::Display>(
         }
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(1)
+            ExitCode::from(e.exit_code())
         }
     }
 }
 
 /// `lie-xpbd reproduce rigid`: [`crate::pipeline::reproduce::reproduce_rigid`] into
-/// `out`; prints the Markdown summary. Exit 0, 1 (a run or the files failed) or 130
+/// `out`; prints the Markdown summary. Exit 0, 1 (a run or the files failed), 2 (an
+/// invalid option, nothing written) or 130
 /// (interrupted: what was computed is summarised).
 pub fn reproduce_rigid_command(
     out: &std::path::Path,
@@ -495,7 +554,8 @@ pub fn reproduce_rigid_command(
 
 /// `lie-xpbd reproduce cantilever`:
 /// [`crate::pipeline::reproduce::cantilever::reproduce_cantilever`] into `out`; prints
-/// the Markdown summary. Exit 0, 1 (a run or the files failed) or 130 (interrupted).
+/// the Markdown summary. Exit 0, 1 (a run or the files failed), 2 (an invalid option,
+/// nothing written) or 130 (interrupted).
 pub fn reproduce_cantilever_command(
     out: &std::path::Path,
     opts: &crate::pipeline::reproduce::cantilever::CantileverOptions,
@@ -514,7 +574,8 @@ pub fn reproduce_cantilever_command(
 
 /// `lie-xpbd reproduce shear-locking`:
 /// [`crate::pipeline::reproduce::shear_locking::reproduce_shear_locking`] into `out`;
-/// prints the Markdown summary. Exit 0, 1 (a run or the files failed) or 130.
+/// prints the Markdown summary. Exit 0, 1 (a run or the files failed), 2 (an invalid
+/// option, nothing written) or 130.
 pub fn reproduce_shear_locking_command(
     out: &std::path::Path,
     opts: &crate::pipeline::reproduce::shear_locking::ShearLockingOptions,
@@ -533,7 +594,8 @@ pub fn reproduce_shear_locking_command(
 
 /// `lie-xpbd reproduce figure11`:
 /// [`crate::pipeline::reproduce::figure11::reproduce_figure11`] into `out`; prints the
-/// Markdown summary. Exit 0, 1 (a run or the files failed) or 130 (interrupted).
+/// Markdown summary. Exit 0, 1 (a run or the files failed), 2 (an invalid option,
+/// nothing written) or 130 (interrupted).
 pub fn reproduce_figure11_command(
     out: &std::path::Path,
     opts: &crate::pipeline::reproduce::figure11::Figure11Options,
@@ -552,7 +614,8 @@ pub fn reproduce_figure11_command(
 
 /// `lie-xpbd reproduce spring`:
 /// [`crate::pipeline::reproduce::spring::reproduce_spring`] into `out`; prints the
-/// Markdown summary. Exit 0, 1 (a run or the files failed) or 130 (interrupted).
+/// Markdown summary. Exit 0, 1 (a run or the files failed), 2 (an invalid option,
+/// nothing written) or 130 (interrupted).
 pub fn reproduce_spring_command(
     out: &std::path::Path,
     opts: &crate::pipeline::reproduce::spring::SpringOptions,

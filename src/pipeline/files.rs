@@ -56,6 +56,19 @@ use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 use thiserror::Error;
 
+/// Whether `name` is that of a file [`OutputDir`] stages: `.NAME.XXXXXX.tmp`, X
+/// alphanumeric.
+fn is_staged_name(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_suffix(".tmp"))
+        .and_then(|n| n.rsplit_once('.'))
+        .is_some_and(|(base, random)| {
+            !base.is_empty()
+                && random.len() == OutputDir::RANDOM_CHARS
+                && random.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+}
+
 /// Everything that can go wrong while writing outputs.
 #[derive(Debug, Error)]
 pub enum OutputError {
@@ -267,6 +280,24 @@ impl OutputDir {
         &self.dir
     }
 
+    /// Deletes the hidden temporary files `.NAME.XXXXXX.tmp` (the names this type
+    /// stages under) that a process killed before its commit left in the directory.
+    /// Call it only while no other `OutputDir` of the same directory is staging: their
+    /// files would go too. Returns the files deleted; one that cannot be deleted is
+    /// left (it is hidden, and never renamed to a final name).
+    pub fn remove_stale_temporaries(&self) -> Vec<PathBuf> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter(|e| e.file_name().to_str().is_some_and(is_staged_name))
+            .map(|e| e.path())
+            .filter(|p| fs::remove_file(p).is_ok())
+            .collect()
+    }
+
     /// Checks that files `names` (plain file names) could be written in the directory:
     /// none of them exists as a directory. [`OutputDir::commit`] checks again.
     ///
@@ -313,10 +344,15 @@ impl OutputDir {
         )
     }
 
+    /// Random characters in a staged file's name (`tempfile`'s default).
+    const RANDOM_CHARS: usize = 6;
+
     fn temp_file(dir: &Path, name: &str) -> io::Result<NamedTempFile> {
         let prefix = format!(".{name}.");
         let mut b = tempfile::Builder::new();
-        b.prefix(&prefix).suffix(".tmp");
+        b.prefix(&prefix)
+            .suffix(".tmp")
+            .rand_bytes(Self::RANDOM_CHARS);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

@@ -11,6 +11,7 @@ use crate::xpbd::{check_gradient_perturbed, ConstraintId, GradientCheck, World, 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Settings of the study.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -115,27 +116,90 @@ pub fn check_world<T: Real, G: LieGroup<T>>(
     scalar: Scalar,
     opts: &JacobianOptions,
 ) -> Result<Vec<JacobianEntry>, XpbdError> {
+    Ok(check_world_until(world, rotation, scalar, opts, &AtomicBool::new(false))?.0)
+}
+
+/// Random states checked between two looks at the interrupt flag.
+const STATES_PER_CHUNK: usize = 64;
+
+/// As [`check_world`], looking at `interrupt` every [`STATES_PER_CHUNK`] random states:
+/// once it is set, the constraint being checked keeps the states checked so far
+/// ([`GradientCheck::states_checked`] says how many) and no further constraint is
+/// checked. Returns the entries and whether it was interrupted. Uninterrupted, the
+/// result is that of one [`check_gradient_perturbed`] call per constraint (the states
+/// are drawn from the same random sequence, in chunks).
+///
+/// # Errors
+/// As [`check_world`].
+pub fn check_world_until<T: Real, G: LieGroup<T>>(
+    world: &World<T, G>,
+    rotation: Rotation,
+    scalar: Scalar,
+    opts: &JacobianOptions,
+    interrupt: &AtomicBool,
+) -> Result<(Vec<JacobianEntry>, bool), XpbdError> {
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut out = Vec::with_capacity(world.constraint_count());
     for j in 0..world.constraint_count() {
+        if interrupt.load(Ordering::Relaxed) {
+            return Ok((out, true));
+        }
         let Some(c) = world.constraint(ConstraintId(j)) else {
             continue;
         };
-        let check = check_gradient_perturbed(
-            c,
-            world.bodies(),
-            &mut rng,
-            opts.states,
-            opts.position_scale,
-            opts.rotation_scale,
-        )?;
-        out.push(JacobianEntry {
-            rotation,
-            scalar,
-            check,
-        });
+        let mut check: Option<GradientCheck> = None;
+        let mut done = 0;
+        loop {
+            let n = STATES_PER_CHUNK.min(opts.states - done);
+            let chunk = check_gradient_perturbed(
+                c,
+                world.bodies(),
+                &mut rng,
+                n,
+                opts.position_scale,
+                opts.rotation_scale,
+            )?;
+            check = Some(merge_chunk(check, chunk, done));
+            done += n;
+            if done == opts.states || interrupt.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        if let Some(check) = check {
+            out.push(JacobianEntry {
+                rotation,
+                scalar,
+                check,
+            });
+        }
+        if done < opts.states {
+            return Ok((out, true));
+        }
     }
-    Ok(out)
+    Ok((out, interrupt.load(Ordering::Relaxed)))
+}
+
+/// Combines the check of random states `offset + 1 ..` (`chunk`, whose states are
+/// numbered from 1, and which also checked the given state 0) with the checks so far.
+fn merge_chunk(
+    so_far: Option<GradientCheck>,
+    mut chunk: GradientCheck,
+    offset: usize,
+) -> GradientCheck {
+    if chunk.worst_state > 0 {
+        chunk.worst_state += offset;
+    }
+    let Some(mut best) = so_far else {
+        return chunk;
+    };
+    let tolerance = best.tolerance.max(chunk.tolerance);
+    let states = best.states_checked + chunk.states_checked - 1;
+    if chunk.worst_relative_error > best.worst_relative_error {
+        best = chunk;
+    }
+    best.tolerance = tolerance;
+    best.states_checked = states;
+    best
 }
 
 /// Why the study could not run.
@@ -154,9 +218,10 @@ fn one<T: Real, G: LieGroup<T>>(
     r: Rotation,
     s: Scalar,
     opts: &JacobianOptions,
-) -> Result<Vec<JacobianEntry>, JacobianError> {
+    interrupt: &AtomicBool,
+) -> Result<(Vec<JacobianEntry>, bool), JacobianError> {
     let built = scene.build::<T, G>()?;
-    Ok(check_world(&built.world, r, s, opts)?)
+    Ok(check_world_until(&built.world, r, s, opts, interrupt)?)
 }
 
 /// Checks every constraint of `scene` in all four combinations.
@@ -164,24 +229,39 @@ fn one<T: Real, G: LieGroup<T>>(
 /// # Errors
 /// [`JacobianError`] if the scene cannot be built or a constraint cannot be checked.
 pub fn check_scene(scene: &Scene, opts: &JacobianOptions) -> Result<JacobianReport, JacobianError> {
-    let mut entries = one::<f64, SO3Matrix<f64>>(scene, Rotation::Matrix, Scalar::F64, opts)?;
-    entries.extend(one::<f64, UnitQuaternion<f64>>(
-        scene,
-        Rotation::Quaternion,
-        Scalar::F64,
-        opts,
-    )?);
-    entries.extend(one::<f32, SO3Matrix<f32>>(
-        scene,
-        Rotation::Matrix,
-        Scalar::F32,
-        opts,
-    )?);
-    entries.extend(one::<f32, UnitQuaternion<f32>>(
-        scene,
-        Rotation::Quaternion,
-        Scalar::F32,
-        opts,
-    )?);
-    Ok(JacobianReport { entries })
+    Ok(check_scene_until(scene, opts, &AtomicBool::new(false))?.0)
+}
+
+/// As [`check_scene`], stopping soon after `interrupt` is set ([`check_world_until`]):
+/// the report then holds the checks made so far. Returns it and whether it was
+/// interrupted.
+///
+/// # Errors
+/// As [`check_scene`].
+pub fn check_scene_until(
+    scene: &Scene,
+    opts: &JacobianOptions,
+    interrupt: &AtomicBool,
+) -> Result<(JacobianReport, bool), JacobianError> {
+    let runs = [
+        one::<f64, SO3Matrix<f64>>,
+        one::<f64, UnitQuaternion<f64>>,
+        one::<f32, SO3Matrix<f32>>,
+        one::<f32, UnitQuaternion<f32>>,
+    ];
+    let combinations = [
+        (Rotation::Matrix, Scalar::F64),
+        (Rotation::Quaternion, Scalar::F64),
+        (Rotation::Matrix, Scalar::F32),
+        (Rotation::Quaternion, Scalar::F32),
+    ];
+    let mut entries = Vec::new();
+    for (run, (r, s)) in runs.into_iter().zip(combinations) {
+        let (more, stopped) = run(scene, r, s, opts, interrupt)?;
+        entries.extend(more);
+        if stopped {
+            return Ok((JacobianReport { entries }, true));
+        }
+    }
+    Ok((JacobianReport { entries }, false))
 }

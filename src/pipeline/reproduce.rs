@@ -165,6 +165,86 @@ pub enum ReproduceError {
     /// The study's own files could not be written.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// An option of the study is out of range; checked before anything is run or
+    /// written.
+    #[error("{option}: {message}")]
+    InvalidOption {
+        /// The option as the program spells it, e.g. `--rps-seconds`.
+        option: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+}
+
+impl ReproduceError {
+    /// The program's exit code for this error: 2 for [`ReproduceError::InvalidOption`]
+    /// (invalid input, nothing written), 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::InvalidOption { .. } => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// [`ReproduceError::InvalidOption`] for `option`.
+pub(crate) fn invalid(option: &str, message: impl Into<String>) -> ReproduceError {
+    ReproduceError::InvalidOption {
+        option: option.into(),
+        message: message.into(),
+    }
+}
+
+/// Checks a duration option: a positive finite number of seconds that makes at most
+/// [`crate::scene::MAX_STEPS`] steps of `scene` (which the duration is applied to).
+pub(crate) fn check_seconds(
+    option: &str,
+    seconds: f64,
+    mut scene: Scene,
+) -> Result<(), ReproduceError> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(invalid(
+            option,
+            format!("must be a positive finite number of seconds, got {seconds}"),
+        ));
+    }
+    scene
+        .set("run.duration", &format!("{seconds:?}"))
+        .and_then(|_| scene.steps().map(|_| ()))
+        .map_err(|e| invalid(option, option_message(&e)))
+}
+
+/// A scene error's message for an option that made it: without the `(set by --set …)`
+/// the scene adds, since the option, not a `--set`, set the field.
+pub(crate) fn option_message(e: &SceneError) -> String {
+    match e.message.find(" (set by --set ") {
+        Some(i) => e.message[..i].to_string(),
+        None => e.message.clone(),
+    }
+}
+
+impl RigidOptions {
+    /// Checks the options before anything runs.
+    ///
+    /// # Errors
+    /// [`ReproduceError::InvalidOption`] naming `--pendulum-seconds` or `--rps-seconds`
+    /// if a duration is not a positive finite number of seconds, or makes more than
+    /// [`crate::scene::MAX_STEPS`] steps.
+    pub fn validate(&self) -> Result<(), ReproduceError> {
+        for (option, name, seconds) in [
+            ("--pendulum-seconds", "pendulum", self.pendulum_seconds),
+            ("--rps-seconds", "rps", self.rps_seconds),
+        ] {
+            let scene = crate::scenes::builtin(name)
+                .expect("shipped scene")
+                .map_err(|source| ReproduceError::Scene {
+                    scene: name.into(),
+                    source: Box::new(source),
+                })?;
+            check_seconds(option, seconds, scene)?;
+        }
+        Ok(())
+    }
 }
 
 fn load(name: &str, mode: &str, seconds: f64, plain: bool) -> Result<Scene, ReproduceError> {
@@ -305,13 +385,15 @@ fn rps_normal_error(dir: &Path) -> Result<f64, ReproduceError> {
 /// summarised. `progress` is told (run index, run count, scene, mode) before each run.
 ///
 /// # Errors
-/// [`ReproduceError`] if a run or the study's files cannot be written.
+/// [`ReproduceError::InvalidOption`] from [`RigidOptions::validate`] (nothing is run or
+/// written); [`ReproduceError`] if a run or the study's files cannot be written.
 pub fn reproduce_rigid(
     out: &Path,
     opts: &RigidOptions,
     interrupt: &AtomicBool,
     progress: &dyn Fn(usize, usize, &str, &str),
 ) -> Result<RigidReport, ReproduceError> {
+    opts.validate()?;
     let scenes = [
         ("pendulum", opts.pendulum_seconds),
         ("rps", opts.rps_seconds),

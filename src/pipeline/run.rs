@@ -201,6 +201,10 @@ pub fn run_scene(
     let steps_planned = scene.steps()?;
     let mut sim = build_simulation(scene, opts.rotation, opts.scalar)?;
     let mut out = OutputDir::create(&opts.out).map_err(RunError::OutputDir)?;
+    // Temporaries of an earlier run into this folder that was killed before writing its
+    // files (e.g. by a second Ctrl-C).
+    out.remove_stale_temporaries();
+    super::vtk::remove_stale_temporaries(&opts.out.join("vtk"));
     let mut names: Vec<&str> = file.run.record.iter().map(|c| c.file_name()).collect();
     names.extend([
         "scene.toml",

@@ -5,7 +5,9 @@
 //!
 //! Each run is an ordinary [`run_scene`] into its own folder `DIR/run_NNN`, so its
 //! files are exactly those of `lie-xpbd run` with the same overrides. The sweep then
-//! merges the summaries into `DIR/sweep.csv`, `DIR/sweep.md` and `DIR/sweep.json`.
+//! merges the summaries of its own runs (never those of older `run_NNN` folders in
+//! `DIR`, see [`other_run_folders`]) into `DIR/sweep.csv`, `DIR/sweep.md` and
+//! `DIR/sweep.json`.
 //! Runs share the machine, so their times per substep are only comparable within a
 //! sweep run on an otherwise idle machine with one run per core.
 
@@ -60,6 +62,18 @@ pub enum SweepError {
         assignments: String,
         /// What is wrong.
         source: Box<SceneError>,
+    },
+    /// Two `--set` arguments (or `--set` and an override already applied to the scene,
+    /// such as `--seconds`) set the same key: the runs would be labelled with values
+    /// they did not run with, so nothing is run.
+    #[error("--set {key} is given twice ({first} and {second}); give each key once, with all its values in one --set {key}=v1,v2,...")]
+    RepeatedKey {
+        /// The key.
+        key: String,
+        /// The first setting, e.g. `--set solver.dt=1e-3,2e-3`.
+        first: String,
+        /// The second.
+        second: String,
     },
     /// Too many runs.
     #[error("the sweep has {0} runs; at most {MAX_RUNS} are allowed")]
@@ -125,13 +139,31 @@ pub fn parse_axis(text: &str) -> Result<SweepAxis, SweepError> {
 /// applying it to a copy of `scene`, with folders `out/run_NNN`.
 ///
 /// # Errors
-/// [`SweepError::Scene`] for the first combination that makes an invalid scene (nothing
-/// has run), [`SweepError::TooMany`] beyond [`MAX_RUNS`].
+/// [`SweepError::RepeatedKey`] if two axes have the same key, or an axis sets a key
+/// that `scene` already overrides; [`SweepError::Scene`] for the first combination
+/// that makes an invalid scene (including two keys naming the same field, by index
+/// and by name; nothing has run), [`SweepError::TooMany`] beyond [`MAX_RUNS`].
 pub fn plan(
     scene: &Scene,
     axes: &[SweepAxis],
     out: &Path,
 ) -> Result<Vec<(SweepRun, Scene)>, SweepError> {
+    let text = |a: &SweepAxis| format!("--set {}={}", a.key, a.values.join(","));
+    for (j, a) in axes.iter().enumerate() {
+        let earlier = scene
+            .overrides()
+            .iter()
+            .find(|(k, _)| *k == a.key)
+            .map(|(k, v)| format!("--set {k}={v}"))
+            .or_else(|| axes[..j].iter().find(|b| b.key == a.key).map(text));
+        if let Some(first) = earlier {
+            return Err(SweepError::RepeatedKey {
+                key: a.key.clone(),
+                first,
+                second: text(a),
+            });
+        }
+    }
     let total = axes
         .iter()
         .try_fold(1usize, |n, a| n.checked_mul(a.values.len()));
@@ -152,13 +184,12 @@ pub fn plan(
             rest /= n;
         }
         let mut s = scene.clone();
-        for (k, v) in &assignments {
-            s.set(k, v).map_err(|source| SweepError::Scene {
+        s.set_all(&assignments)
+            .map_err(|source| SweepError::Scene {
                 index,
                 assignments: join(&assignments),
                 source: Box::new(source),
             })?;
-        }
         s.steps().map_err(|source| SweepError::Scene {
             index,
             assignments: join(&assignments),
@@ -175,6 +206,29 @@ pub fn plan(
         ));
     }
     Ok(runs)
+}
+
+/// The folders `out/run_NNN` (any number of digits) that are not among `runs`: run
+/// folders of an earlier sweep into the same `out`, in name order. A sweep leaves them
+/// alone and does not merge them (they hold other runs' results).
+pub fn other_run_folders(out: &Path, runs: &[SweepRun]) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| {
+            e.file_name().to_str().is_some_and(|n| {
+                n.strip_prefix("run_")
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+        .map(|e| e.path())
+        .filter(|p| !runs.iter().any(|r| r.dir == *p))
+        .collect();
+    found.sort();
+    found
 }
 
 fn join(a: &[(String, String)]) -> String {

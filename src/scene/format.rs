@@ -553,7 +553,7 @@ fn one_u64() -> u64 {
 
 /// Counts accept an integer, or a float that is a whole number (`1e3`), so that
 /// `--set solver.substeps=1e3` means 1000.
-mod count {
+pub(crate) mod count {
     use serde::de::{Deserializer, Error, Visitor};
     use std::fmt;
 

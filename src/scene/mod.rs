@@ -184,8 +184,27 @@ impl Scene {
     /// so `run.duration=1e-6` with `solver.dt=1e-7` is valid in either order.
     ///
     /// # Errors
-    /// As [`Scene::set`]; on error the scene is unchanged.
+    /// [`SceneErrorKind::Override`] if two of `overrides` set the same field (by the
+    /// same key, or by index and by name: `bodies[0].mass` and `bodies.link0.mass`):
+    /// which one should win is ambiguous, so neither is applied. Otherwise as
+    /// [`Scene::set`]; on error the scene is unchanged.
     pub fn set_all(&mut self, overrides: &[(String, String)]) -> Result<(), SceneError> {
+        for (j, (k2, v2)) in overrides.iter().enumerate() {
+            let p2 = validate::override_path(&self.file, k2);
+            if let Some((k1, v1)) = overrides[..j].iter().find(|(k1, _)| {
+                k1 == k2 || (p2.is_some() && validate::override_path(&self.file, k1) == p2)
+            }) {
+                let mut e = SceneError::new(
+                    SceneErrorKind::Override,
+                    FieldPath::root(),
+                    format!(
+                        "{k2} is set twice (--set {k1}={v1} and --set {k2}={v2}); give each key once"
+                    ),
+                );
+                e.origin = self.origin.clone();
+                return Err(e);
+            }
+        }
         let before = (
             self.table.clone(),
             self.file.clone(),

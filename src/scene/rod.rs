@@ -265,9 +265,15 @@ pub struct RodSpec {
     /// `fem` or `rigid_chain`.
     pub discretization: Discretization,
     /// Element order: fem 1, 2 or 3; rigid_chain 1 (default 1).
-    #[serde(default = "one")]
+    /// A whole-number float (`1e0`) is accepted, as for every count.
+    #[serde(
+        default = "one",
+        deserialize_with = "super::format::count::deserialize"
+    )]
     pub order: usize,
-    /// Number of elements (fem) or segments (rigid_chain), ≥ 1.
+    /// Number of elements (fem) or segments (rigid_chain), ≥ 1; a whole-number float
+    /// (`1e2`) is accepted, as for every count.
+    #[serde(deserialize_with = "super::format::count::deserialize")]
     pub elements: usize,
     /// Gauss points per element.
     #[serde(default)]
@@ -401,6 +407,63 @@ pub(crate) fn resolve_node(rods: &[RodSpec], name: &str) -> Option<Result<(usize
     let (rod, node) = name.split_once(':')?;
     let r = rods.iter().position(|x| x.name == rod)?;
     Some(node_index(&rods[r], &NodeRef::Name(node.to_string())).map(|k| (r, k)))
+}
+
+/// The section's area π r² and second moment π r⁴/4, the mass ρA and rotational
+/// inertia ρI per metre and the stiffnesses EA, EI must be positive and finite (in
+/// f64), else the rod's bodies get an infinite or zero mass or inertia: names the field
+/// that makes them so (the radius, then the density, then Young's modulus).
+fn check_section(path: &FieldPath, rod: &RodSpec) -> Result<(), SceneError> {
+    let ok = |x: f64| x.is_finite() && x > 0.0;
+    let r = rod.radius;
+    let area = std::f64::consts::PI * r * r;
+    let moment = 0.25 * area * r * r;
+    if !(ok(area) && ok(moment)) {
+        return Err(invalid(
+            path.key("radius"),
+            format!(
+                "the radius {} m makes the section's area π r² = {} m² and second moment π r⁴/4 = {} m⁴; both must be positive and finite",
+                num(r),
+                num(area),
+                num(moment)
+            ),
+        ));
+    }
+    let m = &rod.material;
+    for (key, what, unit, value, per_m) in [
+        (
+            "density",
+            "density",
+            "kg/m³",
+            m.density,
+            [("mass ρA", "kg/m"), ("inertia ρI", "kg·m")],
+        ),
+        (
+            "youngs_modulus",
+            "Young's modulus",
+            "Pa",
+            m.youngs_modulus,
+            [
+                ("axial stiffness EA", "N"),
+                ("bending stiffness EI", "N·m²"),
+            ],
+        ),
+    ] {
+        for ((name, u), x) in per_m.iter().zip([value * area, value * moment]) {
+            if !ok(x) {
+                return Err(invalid(
+                    path.key("material").key(key),
+                    format!(
+                        "the {what} {} {unit} with radius {} m makes the {name} per metre = {} {u}; it must be positive and finite",
+                        num(value),
+                        num(r),
+                        num(x)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_material(path: FieldPath, m: &RodMaterialSpec) -> Result<(), SceneError> {
@@ -616,6 +679,7 @@ pub(crate) fn check(
     }
     check_material(path.key("material"), &rod.material)?;
     positive(path.key("radius"), "the radius", "m", rod.radius)?;
+    check_section(path, rod)?;
     if !(rod.damping.is_finite() && rod.damping >= 0.0) {
         return Err(invalid(
             path.key("damping"),

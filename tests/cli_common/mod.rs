@@ -46,3 +46,28 @@ pub fn stopped_run(cwd: &Path, out: &str, signal: &str) -> (Output, serde_json::
     let text = std::fs::read(cwd.join(out).join("summary.json")).unwrap();
     (output, serde_json::from_slice(&text).unwrap())
 }
+
+/// Sends `signal` (`INT`, `TERM`) to `child`.
+#[cfg(unix)]
+pub fn signal(child: &std::process::Child, signal: &str) {
+    let kill = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+}
+
+/// Waits up to `seconds` for `child` to exit and returns its output; kills it and
+/// returns `None` if it is still running then.
+pub fn wait_at_most(mut child: std::process::Child, seconds: f64) -> Option<Output> {
+    let start = std::time::Instant::now();
+    while start.elapsed().as_secs_f64() < seconds {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}

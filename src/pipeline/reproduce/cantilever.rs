@@ -35,7 +35,7 @@
 use super::super::files::OutputDir;
 use super::super::plot::{render_png, ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
-use super::{read_columns, read_err, ReproduceError};
+use super::{check_seconds, invalid, option_message, read_columns, read_err, ReproduceError};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -97,6 +97,42 @@ impl Default for CantileverOptions {
 }
 
 impl CantileverOptions {
+    /// Checks the options before anything runs: the duration (`--seconds`) is a
+    /// positive finite number of seconds within the scene's step limit, and every
+    /// element count makes a valid rod (the reference's is `--reference-elements`).
+    ///
+    /// # Errors
+    /// [`ReproduceError::InvalidOption`] naming the option and what is allowed.
+    pub fn validate(&self) -> Result<(), ReproduceError> {
+        if let Some(seconds) = self.seconds {
+            let scene = Scene::from_toml(SCENE_TOML, "scenes/cantilever.toml")
+                .map_err(|e| scene_err("cantilever", e))?;
+            check_seconds("--seconds", seconds, scene)?;
+        }
+        let mut checks = vec![(
+            "--reference-elements".to_string(),
+            "fem",
+            3,
+            self.reference_elements,
+        )];
+        for (key, disc, order) in DISCRETIZATIONS {
+            for &n in self.counts(key) {
+                checks.push((format!("{key} element counts"), disc, order, n));
+            }
+        }
+        for (option, disc, order, n) in checks {
+            scene_for(disc, order, n, 1, self.seconds)
+                .and_then(|s| s.steps().map_err(|e| scene_err("cantilever", e)))
+                .map_err(|e| match e {
+                    ReproduceError::Scene { source, .. } => {
+                        invalid(&option, option_message(&source))
+                    }
+                    e => e,
+                })?;
+        }
+        Ok(())
+    }
+
     /// A cheap configuration (seconds in a debug build): two counts per
     /// discretization, a 6-element reference, 1 s of simulated time (not at rest).
     pub fn quick() -> Self {
@@ -341,14 +377,16 @@ pub fn fitted_order(runs: &[(usize, f64)]) -> (Option<f64>, usize) {
 /// each run. `interrupt` stops it after the current run.
 ///
 /// # Errors
-/// [`ReproduceError`] if a run fails, its files cannot be read back, or the study's
-/// files cannot be written.
+/// [`ReproduceError::InvalidOption`] from [`CantileverOptions::validate`] (nothing is
+/// run or written); [`ReproduceError`] if a run fails, its files cannot be read back,
+/// or the study's files cannot be written.
 pub fn reproduce_cantilever(
     dir: &Path,
     opts: &CantileverOptions,
     interrupt: &AtomicBool,
     progress: &dyn Fn(usize, usize, &str),
 ) -> Result<CantileverReport, ReproduceError> {
+    opts.validate()?;
     let mut out = OutputDir::create(dir)?;
     let names = [
         "runs.csv",

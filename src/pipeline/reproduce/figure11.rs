@@ -28,7 +28,7 @@ use super::super::files::OutputDir;
 use super::super::plot::{render_png, ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
 use super::cantilever::last_row;
-use super::{read_columns, read_err, ReproduceError};
+use super::{check_seconds, read_columns, read_err, ReproduceError};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -69,6 +69,24 @@ impl Default for Figure11Options {
 }
 
 impl Figure11Options {
+    /// Checks the options before anything runs.
+    ///
+    /// # Errors
+    /// [`ReproduceError::InvalidOption`] naming `--seconds` if it is not a positive
+    /// finite number of seconds or makes more than [`crate::scene::MAX_STEPS`] steps.
+    pub fn validate(&self) -> Result<(), ReproduceError> {
+        if let Some(seconds) = self.seconds {
+            let scene = Scene::from_toml(SCENE_TOML, "scenes/figure11.toml").map_err(|source| {
+                ReproduceError::Scene {
+                    scene: "figure11".into(),
+                    source: Box::new(source),
+                }
+            })?;
+            check_seconds("--seconds", seconds, scene)?;
+        }
+        Ok(())
+    }
+
     /// A cheap configuration: 1 s per run (none at rest).
     pub fn quick() -> Self {
         Self {
@@ -120,14 +138,16 @@ pub struct Figure11Report {
 /// each run. `interrupt` stops it after the current run.
 ///
 /// # Errors
-/// [`ReproduceError`] if a run fails, its files cannot be read back, or the study's
-/// files cannot be written.
+/// [`ReproduceError::InvalidOption`] from [`Figure11Options::validate`] (nothing is run
+/// or written); [`ReproduceError`] if a run fails, its files cannot be read back, or
+/// the study's files cannot be written.
 pub fn reproduce_figure11(
     dir: &Path,
     opts: &Figure11Options,
     interrupt: &AtomicBool,
     progress: &dyn Fn(usize, usize, &str),
 ) -> Result<Figure11Report, ReproduceError> {
+    opts.validate()?;
     let mut out = OutputDir::create(dir)?;
     out.check_targets(&["tip_sag.csv", "tip_sag.png", "summary.json", "summary.md"])?;
     let mut runs = Vec::new();

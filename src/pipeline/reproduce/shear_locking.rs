@@ -33,7 +33,7 @@ use super::super::files::OutputDir;
 use super::super::plot::{render_png, ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
 use super::cantilever::last_row;
-use super::{read_err, ReproduceError};
+use super::{check_seconds, invalid, read_err, ReproduceError};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -83,6 +83,36 @@ impl Default for ShearLockingOptions {
 }
 
 impl ShearLockingOptions {
+    /// Checks the options before anything runs.
+    ///
+    /// # Errors
+    /// [`ReproduceError::InvalidOption`] if a slenderness ratio is not a positive
+    /// finite number, or `seconds` is not a positive finite number of seconds within
+    /// [`crate::scene::MAX_STEPS`] steps.
+    pub fn validate(&self) -> Result<(), ReproduceError> {
+        if let Some(s) = self
+            .slenderness
+            .iter()
+            .find(|s| !(s.is_finite() && **s > 0.0))
+        {
+            return Err(invalid(
+                "slenderness",
+                format!("L/r must be a positive finite number, got {s}"),
+            ));
+        }
+        if let Some(seconds) = self.seconds {
+            let scene =
+                Scene::from_toml(SCENE_TOML, "scenes/shear_locking.toml").map_err(|source| {
+                    ReproduceError::Scene {
+                        scene: "shear_locking".into(),
+                        source: Box::new(source),
+                    }
+                })?;
+            check_seconds("seconds", seconds, scene)?;
+        }
+        Ok(())
+    }
+
     /// A cheap configuration: L/r = 5 and 200, 0.5 s per run (not at rest).
     pub fn quick() -> Self {
         Self {
@@ -151,14 +181,16 @@ pub fn timoshenko(s: f64) -> (f64, f64, f64) {
 /// Runs the study into `dir` (module docs).
 ///
 /// # Errors
-/// [`ReproduceError`] if a run fails, its files cannot be read back, or the study's
-/// files cannot be written.
+/// [`ReproduceError::InvalidOption`] from [`ShearLockingOptions::validate`] (nothing is
+/// run or written); [`ReproduceError`] if a run fails, its files cannot be read back,
+/// or the study's files cannot be written.
 pub fn reproduce_shear_locking(
     dir: &Path,
     opts: &ShearLockingOptions,
     interrupt: &AtomicBool,
     progress: &dyn Fn(usize, usize, &str),
 ) -> Result<ShearLockingReport, ReproduceError> {
+    opts.validate()?;
     let mut out = OutputDir::create(dir)?;
     out.check_targets(&["runs.csv", "summary.json", "summary.md", "rel_error.png"])?;
     let total = opts.slenderness.len() * CONFIGURATIONS.len() * 2;

@@ -31,7 +31,7 @@
 use super::super::files::OutputDir;
 use super::super::plot::{render_png, ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
-use super::{read_columns, ReproduceError};
+use super::{check_seconds, invalid, read_columns, ReproduceError};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -89,6 +89,37 @@ impl Default for SpringOptions {
 }
 
 impl SpringOptions {
+    /// Checks the options before anything runs.
+    ///
+    /// # Errors
+    /// [`ReproduceError::InvalidOption`] if `speed` is not a positive finite number of
+    /// m/s (or makes a run of more than [`crate::scene::MAX_STEPS`] steps), or a
+    /// configuration has no elements.
+    pub fn validate(&self) -> Result<(), ReproduceError> {
+        if let Some((key, ..)) = self.configurations.iter().find(|c| c.3 == 0) {
+            return Err(invalid(
+                "configurations",
+                format!("{key}: elements must be at least 1, got 0"),
+            ));
+        }
+        if let Some(v) = self.speed {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(invalid(
+                    "speed",
+                    format!("must be a positive finite number of m/s, got {v}"),
+                ));
+            }
+            let scene = Scene::from_toml(SCENE_TOML, "scenes/spring.toml").map_err(|source| {
+                ReproduceError::Scene {
+                    scene: "spring".into(),
+                    source: Box::new(source),
+                }
+            })?;
+            check_seconds("speed", 0.5 / v, scene)?;
+        }
+        Ok(())
+    }
+
     /// A cheap configuration: 40 elements of each discretization (an element may turn by
     /// at most 0.9π: 3/8 of a coil), pushed at 0.1 m/s (5 s; not quasi-static).
     pub fn quick() -> Self {
@@ -172,14 +203,16 @@ pub fn buckling_point(c: &[f64], d: &[f64], threshold: f64) -> (f64, f64, Option
 /// each run. `interrupt` stops it after the current run.
 ///
 /// # Errors
-/// [`ReproduceError`] if a run fails, its files cannot be read back, or the study's
-/// files cannot be written.
+/// [`ReproduceError::InvalidOption`] from [`SpringOptions::validate`] (nothing is run
+/// or written); [`ReproduceError`] if a run fails, its files cannot be read back, or
+/// the study's files cannot be written.
 pub fn reproduce_spring(
     dir: &Path,
     opts: &SpringOptions,
     interrupt: &AtomicBool,
     progress: &dyn Fn(usize, usize, &str),
 ) -> Result<SpringReport, ReproduceError> {
+    opts.validate()?;
     let mut out = OutputDir::create(dir)?;
     out.check_targets(&["lateral.csv", "lateral.png", "summary.json", "summary.md"])?;
     let mut runs = Vec::new();

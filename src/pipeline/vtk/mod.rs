@@ -439,6 +439,33 @@ fn number(s: Scalar, x: f64) -> String {
     }
 }
 
+/// Names of the temporary files: `.tmp-XXXXXX`, X alphanumeric.
+const TEMP_PREFIX: &str = ".tmp-";
+const TEMP_RANDOM_CHARS: usize = 6;
+
+/// Deletes the temporary files `.tmp-XXXXXX` that a process killed while writing a
+/// frame left in `dir` (a run's `vtk` folder); call it only while nothing writes
+/// frames there. Returns the files deleted (none if `dir` does not exist).
+pub fn remove_stale_temporaries(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix(TEMP_PREFIX))
+                .is_some_and(|r| {
+                    r.len() == TEMP_RANDOM_CHARS && r.bytes().all(|b| b.is_ascii_alphanumeric())
+                })
+        })
+        .map(|e| e.path())
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .collect()
+}
+
 /// Writes `bytes` to `path` whole or not at all: a temporary file in the same directory,
 /// synced, then renamed over `path`.
 fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), VtkError> {
@@ -448,7 +475,8 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), VtkError> {
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
+        .prefix(TEMP_PREFIX)
+        .rand_bytes(TEMP_RANDOM_CHARS)
         .tempfile_in(dir)
         .map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
