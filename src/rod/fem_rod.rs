@@ -539,6 +539,12 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             self.failed_solves += 1;
             return;
         }
+        self.apply_solution(bodies);
+    }
+
+    /// λ ← λ + Δλ from the solved `rhs`, and every node moved by its correction
+    /// 𝓜⁻¹∇Cᵀ Δλ (57)–(58).
+    fn apply_solution(&mut self, bodies: &mut [Body<T, G>]) {
         for (l, d) in self.lambda.iter_mut().zip(&self.rhs) {
             *l += *d;
         }
@@ -575,17 +581,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             self.failed_solves += 1;
             return;
         }
-        for (l, d) in self.lambda.iter_mut().zip(&self.rhs) {
-            *l += *d;
-        }
-        self.node_corrections();
-        for (id, dx) in self.nodes.iter().zip(&self.correction) {
-            apply_body_correction(
-                &mut bodies[id.0],
-                &Vector3::new(dx[0], dx[1], dx[2]),
-                &Vector3::new(dx[3], dx[4], dx[5]),
-            );
-        }
+        self.apply_solution(bodies);
     }
 
     /// The 6×6 system of Gauss point g alone, A_g = Σₖ ∇C_gk 𝓜ₖ⁻¹ ∇C_gkᵀ + diag(α)·`scale`
