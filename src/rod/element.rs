@@ -53,6 +53,7 @@ use crate::lie::{LieGroup, Pose, Real};
 use nalgebra::{Matrix3, Matrix3x6, Matrix6, Vector3, Vector6};
 
 mod rest_strains;
+mod strains;
 mod types;
 pub use types::{GaussPointConstraint, PoseGradient, StrainGradient, Strains, ThetaGradient};
 
@@ -340,116 +341,6 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
             b.fixed_view_mut::<3, 3>(0, 3).copy_from(&(act * d_rot[k]));
         }
         Ok((self.combine(&p.phi) + p.rotation.act(offset), gradient))
-    }
-
-    /// The strains v(ξ) (101) and u(ξ) (103). For a linear element (N = 2) u is
-    /// evaluated as θ'(s), which equals Γ(θ)θ' because θ and θ' are parallel
-    /// (`proofs/rod_strains.md`).
-    ///
-    /// # Errors
-    /// [`RodError::ParameterOutOfRange`] unless 0 ≤ ξ ≤ 1.
-    pub fn strains(&self, xi: T) -> Result<Strains<T>, RodError> {
-        let p = self.point(xi)?;
-        Ok(Strains {
-            shear: p.rotation.act_inv(&self.combine(&p.dphi_ds)),
-            curvature: if N == 2 {
-                p.theta_prime
-            } else {
-                p.gamma * p.theta_prime
-            },
-        })
-    }
-
-    /// The strains and their gradient with respect to every node, Appendix G with the
-    /// ∂Γ/∂θ contraction (`proofs/rod_strains.md`).
-    ///
-    /// # Errors
-    /// [`RodError::ParameterOutOfRange`] unless 0 ≤ ξ ≤ 1.
-    pub fn strain_gradient(&self, xi: T) -> Result<StrainGradient<T, N>, RodError> {
-        let p = self.point(xi)?;
-        let mut gradient = [Matrix6::zeros(); N];
-        let strains = self.strain_gradient_into(&p, &mut gradient);
-        Ok(StrainGradient { strains, gradient })
-    }
-
-    /// The strains at point `p` and their gradient written into `gradient` (every
-    /// entry: the zero blocks too).
-    #[inline(always)]
-    fn strain_gradient_into(
-        &self,
-        p: &Point<T, G, N>,
-        gradient: &mut [Matrix6<T>; N],
-    ) -> Strains<T> {
-        let v = p.rotation.act_inv(&self.combine(&p.dphi_ds));
-        let rt = p.rotation.to_matrix().transpose();
-        let v_hat = hat(&v);
-        if N == 2 {
-            return self.linear_strain_gradient_into(p, v, &rt, &v_hat, gradient);
-        }
-        let u = p.gamma * p.theta_prime;
-        let m = right_jacobian_derivative_contraction(&p.theta, &p.theta_prime);
-        // Σ_{j≥1} φⱼ Gⱼᵀ (for D_{R₀}R) and Σ_{j≥1} Aⱼ Gⱼᵀ (for D_{R₀}u), where
-        // Aⱼ = φⱼ M + (φⱼ,ξ/l) Γ.
-        let mut sum_r = Matrix3::zeros();
-        let mut sum_u = Matrix3::zeros();
-        for (j, b) in gradient.iter_mut().enumerate().skip(1) {
-            let g = self.gamma_inv[j];
-            let gt = g.transpose();
-            let a = m * p.phi[j] + p.gamma * p.dphi_ds[j];
-            let d_rot = p.gamma * g * p.phi[j];
-            b.fixed_view_mut::<3, 3>(0, 0)
-                .copy_from(&(rt * p.dphi_ds[j]));
-            b.fixed_view_mut::<3, 3>(0, 3).copy_from(&(v_hat * d_rot));
-            b.fixed_view_mut::<3, 3>(3, 3).copy_from(&(a * g));
-            sum_r += gt * p.phi[j];
-            sum_u += a * gt;
-        }
-        let d_rot0 = p.exp_theta.to_matrix().transpose() - p.gamma * sum_r;
-        let b = &mut gradient[0];
-        b.fixed_view_mut::<3, 3>(0, 0)
-            .copy_from(&(rt * p.dphi_ds[0]));
-        b.fixed_view_mut::<3, 3>(0, 3).copy_from(&(v_hat * d_rot0));
-        b.fixed_view_mut::<3, 3>(3, 3).copy_from(&(-sum_u));
-        for b in gradient.iter_mut() {
-            b.fixed_view_mut::<3, 3>(3, 0).fill(T::zero());
-        }
-        Strains {
-            shear: v,
-            curvature: u,
-        }
-    }
-
-    /// [`strain_gradient_into`](Self::strain_gradient_into) of a linear element
-    /// (N = 2), given v, R(ξ)ᵀ and v̂. θ = φ₁ψ₁ and θ' = φ₁'ψ₁ are parallel, so
-    /// u = Γ(θ)θ' = θ' and A₁ = φ₁M(θ, θ') + φ₁'Γ(θ) = φ₁' I for every ξ
-    /// (`proofs/rod_strains.md`, "Linear elements"): D_{R₁}u = φ₁'G₁,
-    /// D_{R₀}u = −φ₁'G₁ᵀ, without M.
-    #[inline(always)]
-    fn linear_strain_gradient_into(
-        &self,
-        p: &Point<T, G, N>,
-        v: Vector3<T>,
-        rt: &Matrix3<T>,
-        v_hat: &Matrix3<T>,
-        gradient: &mut [Matrix6<T>; N],
-    ) -> Strains<T> {
-        let g = self.gamma_inv[1];
-        let gt = g.transpose();
-        let d_rot1 = p.gamma * g * p.phi[1];
-        let d_rot0 = p.exp_theta.to_matrix().transpose() - p.gamma * (gt * p.phi[1]);
-        let k = p.dphi_ds[1];
-        let rows = [(d_rot0, -(gt * k)), (d_rot1, g * k)];
-        for (j, (b, (d_rot, du))) in gradient.iter_mut().zip(rows).enumerate() {
-            b.fixed_view_mut::<3, 3>(0, 0)
-                .copy_from(&(rt * p.dphi_ds[j]));
-            b.fixed_view_mut::<3, 3>(0, 3).copy_from(&(v_hat * d_rot));
-            b.fixed_view_mut::<3, 3>(3, 0).fill(T::zero());
-            b.fixed_view_mut::<3, 3>(3, 3).copy_from(&du);
-        }
-        Strains {
-            shear: v,
-            curvature: p.theta_prime,
-        }
     }
 }
 

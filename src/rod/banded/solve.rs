@@ -1,0 +1,222 @@
+//! The factorisation and the solves of a [`BlockBandedMatrix`]: the in-place block
+//! Cholesky A = L Lᵀ, forward and back substitution, and the row-by-row streaming form
+//! that a rod uses to evaluate, assemble, factor and forward-substitute in one pass
+//! (module docs of [`super`]: algorithm).
+
+use super::*;
+
+impl<T: Real> BlockBandedMatrix<T> {
+    /// Overwrites the assembled A with its Cholesky factor L (A = L Lᵀ, L lower
+    /// triangular with positive diagonal, in the same band), in O(n·p²·6³) flops and
+    /// without allocation (module docs: algorithm).
+    ///
+    /// # Errors
+    /// [`BandedError::NotPositiveDefinite`] naming the block row and the row inside it
+    /// whose pivot is not positive (relative to 64ε of its diagonal entry);
+    /// [`BandedError::NonFinitePivot`] on overflow; the storage then holds a partial
+    /// factor and must be [`reset`](Self::reset). [`BandedError::NotAssembling`] if
+    /// already factored.
+    #[inline(never)]
+    pub fn factor(&mut self) -> Result<(), BandedError> {
+        self.require_assembling("factor")?;
+        self.state = State::Failed;
+        for i in 0..self.blocks {
+            self.factor_row_unchecked(i)?;
+        }
+        self.state = State::Factored;
+        Ok(())
+    }
+
+    /// Block row i of the factorisation (module docs: algorithm), rows before i
+    /// already factored, row i assembled.
+    #[inline(always)]
+    fn factor_row_unchecked(&mut self, i: usize) -> Result<(), BandedError> {
+        let p = self.bandwidth;
+        let w = p + 1;
+        let tiny = c::<T>(64.0) * T::default_epsilon();
+        let lo = self.row_start[i];
+        // Rows before i (read) and row i (written): block (i, j) is cur[j + p − i],
+        // block (j, k) of an earlier row j is prev[j·w + k + p − j].
+        let (prev, rest) = self.band.split_at_mut(i * w);
+        let cur = &mut rest[..w];
+        for j in lo..i {
+            let (left, at) = cur.split_at_mut(j + p - i);
+            let s = &mut at[0].data.0;
+            let row_j = &prev[j * w..(j + 1) * w];
+            for k in lo.max(self.row_start[j])..j {
+                sub_mul_transpose(s, &left[k + p - i].data.0, &row_j[k + p - j].data.0);
+            }
+            solve_right_lower_transpose(s, &row_j[p].data.0, &self.inv_diag[j]);
+        }
+        let (left, at) = cur.split_at_mut(p);
+        let s = &mut at[0].data.0;
+        let diagonal: [T; B] = std::array::from_fn(|r| s[r][r]);
+        for k in lo..i {
+            sub_mul_self_transpose_lower(s, &left[k + p - i].data.0);
+        }
+        self.inv_diag[i] = cholesky_6(s, &diagonal, tiny, i)?;
+        Ok(())
+    }
+
+    /// Starts a streaming factorisation, for assembly code of the crate that
+    /// interleaves assembling and factoring: block row i may be factored by
+    /// [`factor_row`](Self::factor_row) once rows 0 … i are assembled (a row's
+    /// factorisation reads only its own blocks and the rows above it), and then
+    /// forward-substituted by [`forward_row`](Self::forward_row) while later rows are
+    /// still being assembled, so that each row is processed while it is in cache.
+    /// Every block of every row's profile must be overwritten before its row is
+    /// factored (as after [`begin_overwrite`](Self::begin_overwrite)). The result is
+    /// the same, operation for operation, as [`factor`](Self::factor) after the whole
+    /// assembly. No allocation.
+    #[inline]
+    pub(crate) fn begin_streaming_factor(&mut self) {
+        self.state = State::Streaming;
+    }
+
+    /// Factors block row `i` of a streaming factorisation, rows 0 … i − 1 factored
+    /// (in order) before.
+    ///
+    /// # Errors
+    /// As [`factor`](Self::factor); the matrix is then failed (a partial factor).
+    #[inline(never)]
+    pub(crate) fn factor_row(&mut self, i: usize) -> Result<(), BandedError> {
+        debug_assert!(self.state == State::Streaming && i < self.blocks);
+        let result = self.factor_row_unchecked(i);
+        if result.is_err() {
+            self.state = State::Failed;
+        }
+        result
+    }
+
+    /// Block row i of the forward substitution L y = b of a streaming factorisation:
+    /// rows 0 … i of L factored, `rhs` holding y in the rows before i and b in row i.
+    #[inline(never)]
+    pub(crate) fn forward_row(&self, rhs: &mut [T], i: usize) {
+        debug_assert!(self.state == State::Streaming && rhs.len() == self.dim());
+        self.forward_row_unchecked(rhs, i);
+    }
+
+    /// Ends a streaming factorisation whose rows were all factored: the matrix holds L.
+    #[inline]
+    pub(crate) fn end_streaming_factor(&mut self) {
+        debug_assert!(self.state == State::Streaming);
+        self.state = State::Factored;
+    }
+
+    /// The back substitution Lᵀ x = y of [`solve_in_place`](Self::solve_in_place), for
+    /// a `rhs` that already holds y (every row forward-substituted by
+    /// [`forward_row`](Self::forward_row)).
+    ///
+    /// # Errors
+    /// [`BandedError::NotFactored`] and [`BandedError::LengthMismatch`] as
+    /// [`solve_in_place`](Self::solve_in_place); [`BandedError::NonFiniteVector`] for a
+    /// non-finite entry of x.
+    #[inline(never)]
+    pub(crate) fn back_substitute_in_place(&self, rhs: &mut [T]) -> Result<(), BandedError> {
+        if self.state != State::Factored {
+            return Err(BandedError::NotFactored {
+                operation: "back_substitute_in_place",
+            });
+        }
+        self.check_len("right-hand side", rhs.len())?;
+        self.back_substitute_unchecked(rhs);
+        if let Some(index) = first_non_finite_entry(rhs) {
+            return Err(BandedError::NonFiniteVector {
+                what: "solution",
+                index,
+            });
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn forward_row_unchecked(&self, rhs: &mut [T], i: usize) {
+        let mut t = seg(rhs, i);
+        for j in self.row_start[i]..i {
+            let l = &self.band[self.slot(i, j)].data.0;
+            let yj = seg(rhs, j);
+            for (l_col, &y) in l.iter().zip(yj.iter()) {
+                sub_scaled(&mut t, l_col, y);
+            }
+        }
+        forward_6(
+            &mut t,
+            &self.band[self.slot(i, i)].data.0,
+            &self.inv_diag[i],
+        );
+        put(rhs, i, &t);
+    }
+
+    #[inline(always)]
+    fn back_substitute_unchecked(&self, rhs: &mut [T]) {
+        let (n, p) = (self.blocks, self.bandwidth);
+        for i in (0..n).rev() {
+            let mut t = seg(rhs, i);
+            for k in i + 1..n.min(i + p + 1) {
+                if self.row_start[k] > i {
+                    continue;
+                }
+                let l = &self.band[self.slot(k, i)].data.0;
+                let xk = seg(rhs, k);
+                for col in 0..B {
+                    let mut acc = T::zero();
+                    for r in 0..B {
+                        acc += l[col][r] * xk[r];
+                    }
+                    t[col] -= acc;
+                }
+            }
+            back_6(
+                &mut t,
+                &self.band[self.slot(i, i)].data.0,
+                &self.inv_diag[i],
+            );
+            put(rhs, i, &t);
+        }
+    }
+
+    /// Solves A x = b with the factor: `rhs` holds b on entry and x on return (L y = b,
+    /// then Lᵀ x = y), in O(n·p·36) flops and without allocation.
+    ///
+    /// # Errors
+    /// [`BandedError::NotFactored`] before a successful [`factor`](Self::factor);
+    /// [`BandedError::LengthMismatch`] unless `rhs` has 6n entries;
+    /// [`BandedError::NonFiniteVector`] for a non-finite entry of b (`rhs` unchanged) or
+    /// of x (overflow; `rhs` then holds the overflowed x).
+    #[inline(never)]
+    pub fn solve_in_place(&self, rhs: &mut [T]) -> Result<(), BandedError> {
+        if self.state != State::Factored {
+            return Err(BandedError::NotFactored {
+                operation: "solve_in_place",
+            });
+        }
+        self.check_len("right-hand side", rhs.len())?;
+        if let Some(index) = first_non_finite_entry(rhs) {
+            return Err(BandedError::NonFiniteVector {
+                what: "right-hand side",
+                index,
+            });
+        }
+        // Forward: L y = b, then back: Lᵀ x = y.
+        for i in 0..self.blocks {
+            self.forward_row_unchecked(rhs, i);
+        }
+        self.back_substitute_unchecked(rhs);
+        if let Some(index) = first_non_finite_entry(rhs) {
+            return Err(BandedError::NonFiniteVector {
+                what: "solution",
+                index,
+            });
+        }
+        Ok(())
+    }
+
+    /// [`solve_in_place`](Self::solve_in_place) on a `DVector` of 6n entries (b in, x
+    /// out). No allocation.
+    ///
+    /// # Errors
+    /// As [`solve_in_place`](Self::solve_in_place).
+    pub fn solve_vector_in_place(&self, rhs: &mut DVector<T>) -> Result<(), BandedError> {
+        self.solve_in_place(rhs.as_mut_slice())
+    }
+}

@@ -1,0 +1,260 @@
+//! The projections of a [`FemRod`]: the banded solve of all its Gauss-point
+//! constraints (Section 8.2, in one streaming pass or in separate passes), the
+//! Gauss-point-at-a-time projection (Figure 11), and the velocity-level damping (4.4).
+
+use super::*;
+
+impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
+    /// After `rhs` holds the solution Δ: per node 𝓜⁻¹ Σ_g ∇C_gᵀ Δ_g into `correction`.
+    #[inline(never)]
+    fn node_corrections(&mut self) {
+        for c in &mut self.correction {
+            *c = Vector6::zeros();
+        }
+        for (g, point) in self.points.iter().enumerate() {
+            let first = (g / self.q) * (N - 1);
+            let d: [T; 6] = std::array::from_fn(|i| self.rhs[6 * g + i]);
+            for (j, grad) in point.gradient.iter().enumerate() {
+                kernels::add_transpose_mul(
+                    &mut self.correction[first + j].data.0[0],
+                    &grad.data.0,
+                    &d,
+                );
+            }
+        }
+        for (c, w) in self.correction.iter_mut().zip(&self.inv_mass) {
+            *c = c.component_mul(w);
+        }
+    }
+
+    /// One banded projection (module docs: the solve), in one pass along the rod
+    /// that evaluates, assembles, factors and forward-substitutes element by element
+    /// (each element's data is used while it is in cache), then the back
+    /// substitution and the node corrections.
+    pub(super) fn project_banded(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+        let band_bytes = self.matrix.blocks()
+            * (self.matrix.bandwidth() + 1)
+            * std::mem::size_of::<crate::rod::banded::Block<T>>();
+        if band_bytes < STREAMING_BAND_BYTES {
+            return self.project_banded_in_passes(bodies, inv_h2);
+        }
+        self.load_inv_mass(bodies);
+        self.matrix.begin_streaming_factor();
+        let q = self.q;
+        // Σ 0·b: NaN iff an entry of the right-hand side is not finite.
+        let mut rhs_check = T::zero();
+        for e in 0..self.elements.len() {
+            if self.evaluate_element(bodies, e).is_err() {
+                self.failed_solves += 1;
+                return;
+            }
+            self.assemble_element(e, inv_h2);
+            for g in e * q..(e + 1) * q {
+                if self.matrix.factor_row(g).is_err() {
+                    self.failed_solves += 1;
+                    return;
+                }
+                let point = &self.points[g];
+                for i in 0..6 {
+                    let alpha = point.compliance[i] * inv_h2;
+                    let b = -point.value[i] - alpha * self.lambda[6 * g + i];
+                    rhs_check += b * T::zero();
+                    self.rhs[6 * g + i] = b;
+                }
+                self.matrix.forward_row(&mut self.rhs, g);
+            }
+        }
+        self.matrix.end_streaming_factor();
+        if rhs_check != T::zero() || self.matrix.back_substitute_in_place(&mut self.rhs).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.apply_solution(bodies);
+    }
+
+    /// λ ← λ + Δλ from the solved `rhs`, and every node moved by its correction
+    /// 𝓜⁻¹∇Cᵀ Δλ (57)–(58).
+    fn apply_solution(&mut self, bodies: &mut [Body<T, G>]) {
+        for (l, d) in self.lambda.iter_mut().zip(&self.rhs) {
+            *l += *d;
+        }
+        self.node_corrections();
+        for (id, dx) in self.nodes.iter().zip(&self.correction) {
+            apply_body_correction(
+                &mut bodies[id.0],
+                &Vector3::new(dx[0], dx[1], dx[2]),
+                &Vector3::new(dx[3], dx[4], dx[5]),
+            );
+        }
+    }
+
+    /// [`Self::project_banded`] in separate passes over the whole rod (evaluate,
+    /// assemble, factor, solve): the same operations in another order, faster while
+    /// the band fits in cache.
+    fn project_banded_in_passes(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+        if self.evaluate(bodies).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.assemble(inv_h2);
+        if self.matrix.factor().is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for (g, point) in self.points.iter().enumerate() {
+            for i in 0..6 {
+                let alpha = point.compliance[i] * inv_h2;
+                self.rhs[6 * g + i] = -point.value[i] - alpha * self.lambda[6 * g + i];
+            }
+        }
+        if self.matrix.solve_in_place(&mut self.rhs).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.apply_solution(bodies);
+    }
+
+    /// The 6×6 system of Gauss point g alone, A_g = Σₖ ∇C_gk 𝓜ₖ⁻¹ ∇C_gkᵀ + diag(α)·`scale`
+    /// (element e, nodes from `first`), solved for `rhs` by Cholesky; `None` if A_g is
+    /// not positive definite.
+    fn point_solve(
+        &self,
+        g: usize,
+        first: usize,
+        scale: T,
+        rhs: &Vector6<T>,
+    ) -> Option<Vector6<T>> {
+        let point = &self.points[g];
+        let mut a = Matrix6::<T>::zeros();
+        for (j, grad) in point.gradient.iter().enumerate() {
+            let w: [T; 6] = self.inv_mass[first + j].into();
+            if w.iter().all(|x| *x == T::zero()) {
+                continue;
+            }
+            let y = kernels::scale_columns(&grad.data.0, &w);
+            kernels::add_mul_transpose(&mut a.data.0, &y, &grad.data.0);
+        }
+        for i in 0..6 {
+            a[(i, i)] += point.compliance[i] * scale;
+        }
+        a.cholesky().map(|ch| ch.solve(rhs))
+    }
+
+    /// One Gauss–Seidel sweep over the Gauss points ([`RodSolve::GaussPoint`]).
+    pub(super) fn project_gauss_points(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+        for k in 0..self.nodes.len() {
+            let b = &bodies[self.nodes[k].0];
+            let (m, i) = (b.inv_mass(), b.inv_inertia());
+            self.inv_mass[k] = Vector6::new(m, m, m, i.x, i.y, i.z);
+        }
+        for e in 0..self.elements.len() {
+            let first = e * (N - 1);
+            for r in 0..self.q {
+                let g = e * self.q + r;
+                let poses: [Pose<T, G>; N] =
+                    std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
+                let element = &self.elements[e];
+                let Ok(point) = element
+                    .kinematics(&poses)
+                    .and_then(|kin| element.gauss_point_constraint(&kin, r))
+                else {
+                    self.failed_solves += 1;
+                    return;
+                };
+                self.points[g] = point;
+                let lambda = Vector6::from_column_slice(&self.lambda[6 * g..6 * g + 6]);
+                let rhs = -point.value - point.compliance.component_mul(&lambda) * inv_h2;
+                let Some(d) = self
+                    .point_solve(g, first, inv_h2, &rhs)
+                    .filter(|d| d.iter().all(|x| x.is_finite()))
+                else {
+                    self.failed_solves += 1;
+                    return;
+                };
+                for i in 0..6 {
+                    self.lambda[6 * g + i] += d[i];
+                }
+                for (j, grad) in point.gradient.iter().enumerate() {
+                    let dx = grad.tr_mul(&d).component_mul(&self.inv_mass[first + j]);
+                    apply_body_correction(
+                        &mut bodies[self.nodes[first + j].0],
+                        &Vector3::new(dx[0], dx[1], dx[2]),
+                        &Vector3::new(dx[3], dx[4], dx[5]),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The damping pass one Gauss point at a time ([`RodSolve::GaussPoint`]): the
+    /// points evaluated once at the end-of-substep poses, then per point
+    /// A_g Δμ = −∇C_g v and v ← v + 𝓜⁻¹∇C_gᵀΔμ in order along the rod.
+    pub(super) fn damp_gauss_points(&mut self, bodies: &mut [Body<T, G>], scale: T) {
+        if self.evaluate(bodies).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for g in 0..self.points.len() {
+            let first = (g / self.q) * (N - 1);
+            let cdot = self.point_velocity(bodies, g, first);
+            let Some(d) = self
+                .point_solve(g, first, scale, &-Vector6::from(cdot))
+                .filter(|d| d.iter().all(|x| x.is_finite()))
+            else {
+                self.failed_solves += 1;
+                return;
+            };
+            for (j, grad) in self.points[g].gradient.iter().enumerate() {
+                let dv = grad.tr_mul(&d).component_mul(&self.inv_mass[first + j]);
+                let b = &mut bodies[self.nodes[first + j].0];
+                if !b.is_fixed() {
+                    b.velocity += Vector3::new(dv[0], dv[1], dv[2]);
+                    b.angular_velocity += Vector3::new(dv[3], dv[4], dv[5]);
+                }
+            }
+        }
+    }
+
+    /// Ċ_g = ∇C_g v of Gauss point g (element nodes from `first`).
+    fn point_velocity(&self, bodies: &[Body<T, G>], g: usize, first: usize) -> [T; 6] {
+        let mut cdot = [T::zero(); 6];
+        for (j, grad) in self.points[g].gradient.iter().enumerate() {
+            let b = &bodies[self.nodes[first + j].0];
+            let (v, w) = (b.velocity, b.angular_velocity);
+            kernels::add_mul(&mut cdot, &grad.data.0, &[v.x, v.y, v.z, w.x, w.y, w.z]);
+        }
+        cdot
+    }
+
+    /// The banded damping pass (module docs: damping).
+    pub(super) fn damp_banded(&mut self, bodies: &mut [Body<T, G>], scale: T) {
+        if self.evaluate(bodies).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.assemble(scale);
+        if self.matrix.factor().is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        for g in 0..self.points.len() {
+            let first = (g / self.q) * (N - 1);
+            let cdot = self.point_velocity(bodies, g, first);
+            for (r, c) in self.rhs[6 * g..6 * g + 6].iter_mut().zip(cdot) {
+                *r = -c;
+            }
+        }
+        if self.matrix.solve_in_place(&mut self.rhs).is_err() {
+            self.failed_solves += 1;
+            return;
+        }
+        self.node_corrections();
+        for (id, dv) in self.nodes.iter().zip(&self.correction) {
+            let b = &mut bodies[id.0];
+            if !b.is_fixed() {
+                b.velocity += Vector3::new(dv[0], dv[1], dv[2]);
+                b.angular_velocity += Vector3::new(dv[3], dv[4], dv[5]);
+            }
+        }
+    }
+}
