@@ -39,11 +39,12 @@
 //! gradients stay in `T` (their relative ε only scales a correction).
 
 use super::frame::JointFrame;
+use crate::lie::real::unit_quaternion_f64;
 use crate::lie::so3::right_jacobian_inv_inline as right_jacobian_inv;
 use crate::lie::Pose;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::Body;
-use nalgebra::{Matrix3, Quaternion, RowVector6, SMatrix, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, RowVector6, SMatrix, UnitQuaternion, Vector3};
 
 /// A 3×6 gradient block `[∂/∂p | D_R]` of a 3-vector with respect to one body.
 pub type Block3<T> = SMatrix<T, 3, 6>;
@@ -89,18 +90,6 @@ pub struct JointKinematics<T: Real, G: LieGroup<T>> {
     wide: Option<[(Vector3<f64>, UnitQuaternion<f64>); 2]>,
 }
 
-/// A `T` quaternion widened to a normalised f64 unit quaternion.
-#[inline]
-fn widen_rotation<T: Real, G: LieGroup<T>>(r: &G) -> UnitQuaternion<f64> {
-    let q = r.to_quaternion();
-    UnitQuaternion::new_normalize(Quaternion::new(
-        q.w.to_f64(),
-        q.i.to_f64(),
-        q.j.to_f64(),
-        q.k.to_f64(),
-    ))
-}
-
 /// A world joint frame (p̄, R̄) in f64: the frame itself for a world side (`None`), else
 /// (p + R r, R J) from the body's exact pose ([`Body::pose_f64`]).
 #[inline]
@@ -109,7 +98,7 @@ fn wide_joint<T: Real, G: LieGroup<T>>(
     frame: &JointFrame<T, G>,
 ) -> (Vector3<f64>, UnitQuaternion<f64>) {
     let r = frame.translation.map(|x| x.to_f64());
-    let j = widen_rotation(&frame.rotation);
+    let j = unit_quaternion_f64(&frame.rotation.to_quaternion());
     match body {
         None => (r, j),
         Some(b) => {

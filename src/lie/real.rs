@@ -212,3 +212,18 @@ impl Real for f32 {
 pub fn c<T: Real>(x: f64) -> T {
     <T as Real>::cast(x)
 }
+
+/// A quaternion of `T` widened to `f64` and normalised there, so that a norm error of the
+/// `T` value (≈ ε_T) does not scale the vectors it rotates. Used where constraint values
+/// are evaluated in f64 ([`Real::WIDE_CONSTRAINT_VALUES`]).
+#[inline]
+pub(crate) fn unit_quaternion_f64<T: Real>(
+    q: &nalgebra::Quaternion<T>,
+) -> nalgebra::UnitQuaternion<f64> {
+    nalgebra::UnitQuaternion::new_normalize(nalgebra::Quaternion::new(
+        q.w.to_f64(),
+        q.i.to_f64(),
+        q.j.to_f64(),
+        q.k.to_f64(),
+    ))
+}

@@ -274,6 +274,39 @@ pub(crate) fn read_err(path: &Path, e: impl std::fmt::Display) -> ReproduceError
     }
 }
 
+/// Renders `series` as a PNG chart and stages it in `out` as `name`.
+///
+/// # Errors
+/// [`ReproduceError::Read`] naming the chart if it cannot be rendered, or the
+/// [`OutputError`] of staging it.
+pub(crate) fn stage_chart(
+    out: &mut OutputDir,
+    name: &str,
+    spec: &ChartSpec,
+    series: &[super::plot::Series],
+) -> Result<(), ReproduceError> {
+    let png = render_png(spec, series).map_err(|e| ReproduceError::Read {
+        path: name.into(),
+        message: e.to_string(),
+    })?;
+    out.stage_bytes(name, &png)?;
+    Ok(())
+}
+
+/// Stages a study's `summary.json` (its report) and `summary.md` in `out`.
+///
+/// # Errors
+/// The [`OutputError`] of staging either file.
+pub(crate) fn stage_summaries<R: Serialize>(
+    out: &mut OutputDir,
+    report: &R,
+    markdown: &str,
+) -> Result<(), ReproduceError> {
+    out.stage_json("summary.json", report)?;
+    out.stage_bytes("summary.md", markdown.as_bytes())?;
+    Ok(())
+}
+
 /// Columns `names` of a CSV file with a header, as f64 rows.
 pub(crate) fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>, ReproduceError> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| read_err(path, e))?;

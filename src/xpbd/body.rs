@@ -2,6 +2,7 @@
 //! and a diagonal body-frame inertia (paper Section 4.2).
 
 use super::error::XpbdError;
+use crate::lie::real::unit_quaternion_f64;
 use crate::lie::{LieGroup, Real};
 use nalgebra::{UnitQuaternion, Vector3};
 
@@ -343,21 +344,18 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// noise. A public field changed since the solver wrote it is taken as it is.
     pub(crate) fn pose_f64(&self) -> (Vector3<f64>, nalgebra::UnitQuaternion<f64>) {
         let wide = |v: &Vector3<T>| v.map(|x| x.to_f64());
-        let quat = |q: &nalgebra::Quaternion<T>| {
-            nalgebra::Quaternion::new(q.w.to_f64(), q.i.to_f64(), q.j.to_f64(), q.k.to_f64())
-        };
         let p = if self.position == self.written_position {
             wide(&self.position) + wide(&self.position_lo)
         } else {
             wide(&self.position)
         };
         let q = if self.orientation == self.written_orientation {
-            nalgebra::UnitQuaternion::new_normalize(quat(&self.orientation_base.to_quaternion()))
-                // Normalised in f64: the f32 norm error (ε, a new one every substep)
-                // would otherwise scale rotated vectors by 1 ± ε.
-                * nalgebra::UnitQuaternion::new_normalize(quat(self.since_base.quaternion()))
+            // Each factor normalised in f64: the f32 norm error (ε, a new one every
+            // substep) would otherwise scale rotated vectors by 1 ± ε.
+            unit_quaternion_f64(&self.orientation_base.to_quaternion())
+                * unit_quaternion_f64(self.since_base.quaternion())
         } else {
-            nalgebra::UnitQuaternion::new_normalize(quat(&self.orientation.to_quaternion()))
+            unit_quaternion_f64(&self.orientation.to_quaternion())
         };
         (p, q)
     }

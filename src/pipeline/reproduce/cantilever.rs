@@ -33,9 +33,12 @@
 //! run of each discretization against time, log axis).
 
 use super::super::files::OutputDir;
-use super::super::plot::{render_png, ChartSpec, Series};
+use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
-use super::{check_seconds, invalid, option_message, read_columns, read_err, ReproduceError};
+use super::{
+    check_seconds, invalid, option_message, read_columns, read_err, stage_chart, stage_summaries,
+    ReproduceError,
+};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -542,11 +545,7 @@ fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), Reprod
             y_label: "tip error, m".into(),
             log_y: true,
         };
-        let png = render_png(&spec, &series).map_err(|e| ReproduceError::Read {
-            path: name.into(),
-            message: e.to_string(),
-        })?;
-        out.stage_bytes(name, &png)?;
+        stage_chart(out, name, &spec, &series)?;
     }
     let mut series = Vec::new();
     for (key, h) in &r.residuals {
@@ -563,13 +562,8 @@ fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), Reprod
         y_label: "residual".into(),
         log_y: true,
     };
-    let png = render_png(&spec, &series).map_err(|e| ReproduceError::Read {
-        path: "residuals.png".into(),
-        message: e.to_string(),
-    })?;
-    out.stage_bytes("residuals.png", &png)?;
-    out.stage_json("summary.json", r)?;
-    out.stage_bytes("summary.md", markdown(r).as_bytes())?;
+    stage_chart(out, "residuals.png", &spec, &series)?;
+    stage_summaries(out, r, &markdown(r))?;
     Ok(())
 }
 

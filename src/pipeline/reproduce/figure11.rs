@@ -25,10 +25,10 @@
 //! `summary.md`.
 
 use super::super::files::OutputDir;
-use super::super::plot::{render_png, ChartSpec, Series};
+use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
 use super::cantilever::last_row;
-use super::{check_seconds, read_columns, read_err, ReproduceError};
+use super::{check_seconds, read_columns, read_err, stage_chart, stage_summaries, ReproduceError};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -247,13 +247,8 @@ pub fn reproduce_figure11(
         y_label: "tip sag -y, m".into(),
         log_y: false,
     };
-    let png = render_png(&spec, &series).map_err(|e| ReproduceError::Read {
-        path: "tip_sag.png".into(),
-        message: e.to_string(),
-    })?;
-    out.stage_bytes("tip_sag.png", &png)?;
-    out.stage_json("summary.json", &report)?;
-    out.stage_bytes("summary.md", markdown(&report).as_bytes())?;
+    stage_chart(&mut out, "tip_sag.png", &spec, &series)?;
+    stage_summaries(&mut out, &report, &markdown(&report))?;
     out.commit()?;
     Ok(report)
 }

@@ -30,10 +30,10 @@
 //! order and integration).
 
 use super::super::files::OutputDir;
-use super::super::plot::{render_png, ChartSpec, Series};
+use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
 use super::cantilever::last_row;
-use super::{check_seconds, invalid, read_err, ReproduceError};
+use super::{check_seconds, invalid, read_err, stage_chart, stage_summaries, ReproduceError};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -322,13 +322,8 @@ pub fn reproduce_shear_locking(
         y_label: "relative error".into(),
         log_y: true,
     };
-    let png = render_png(&spec, &series).map_err(|e| ReproduceError::Read {
-        path: "rel_error.png".into(),
-        message: e.to_string(),
-    })?;
-    out.stage_bytes("rel_error.png", &png)?;
-    out.stage_json("summary.json", &report)?;
-    out.stage_bytes("summary.md", markdown(&report).as_bytes())?;
+    stage_chart(&mut out, "rel_error.png", &spec, &series)?;
+    stage_summaries(&mut out, &report, &markdown(&report))?;
     out.commit()?;
     Ok(report)
 }

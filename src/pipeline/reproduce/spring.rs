@@ -29,9 +29,9 @@
 //! step_ms`) and `summary.md`.
 
 use super::super::files::OutputDir;
-use super::super::plot::{render_png, ChartSpec, Series};
+use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
-use super::{check_seconds, invalid, read_columns, ReproduceError};
+use super::{check_seconds, invalid, read_columns, stage_chart, stage_summaries, ReproduceError};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -319,13 +319,8 @@ pub fn reproduce_spring(
         y_label: "lateral displacement, m".into(),
         log_y: false,
     };
-    let png = render_png(&spec, &series).map_err(|e| ReproduceError::Read {
-        path: "lateral.png".into(),
-        message: e.to_string(),
-    })?;
-    out.stage_bytes("lateral.png", &png)?;
-    out.stage_json("summary.json", &report)?;
-    out.stage_bytes("summary.md", markdown(&report).as_bytes())?;
+    stage_chart(&mut out, "lateral.png", &spec, &series)?;
+    stage_summaries(&mut out, &report, &markdown(&report))?;
     out.commit()?;
     Ok(report)
 }
