@@ -54,10 +54,10 @@ fn pair<T: Real, G: LieGroup<T>>(swing: f64, dir: f64, twist: f64) -> Pair<T, G>
     )
 }
 
-fn kinematics<T: Real, G: LieGroup<T>>(
+fn kinematics<'a, T: Real, G: LieGroup<T>>(
     bodies: &[Body<T, G>; 2],
-    frames: &[JointFrame<T, G>; 2],
-) -> JointKinematics<T, G> {
+    frames: &'a [JointFrame<T, G>; 2],
+) -> JointKinematics<'a, T, G> {
     JointKinematics::new(&bodies[0].pose(), &frames[0], &bodies[1].pose(), &frames[1])
 }
 

@@ -678,11 +678,12 @@ fn revolute_row<G: LieGroup<f64>>(beta: f64, a: &Vector3<f64>, theta: f64) -> f6
     let z1 = r1.act(&Vector3::z());
     let z2 = r2.act(&Vector3::z());
     assert!((z1.dot(&z2).clamp(-1.0, 1.0).acos() - beta).abs() < 1e-9);
+    let frame = JointFrame::identity();
     let k = JointKinematics::new(
         &Pose::new(Vector3::zeros(), r1),
-        &JointFrame::identity(),
+        &frame,
         &Pose::new(Vector3::zeros(), r2),
-        &JointFrame::identity(),
+        &frame,
     );
     let (c, _) = norm_gradient(&k.rotation_error_gradient(), 0..2);
     c

@@ -123,7 +123,7 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
     /// The joint kinematics (world joint frames and their derivatives) at the current
     /// poses of `bodies`; `None` if a body id is not in `bodies`.
     #[inline(always)]
-    pub fn kinematics(&self, bodies: &[Body<T, G>]) -> Option<JointKinematics<T, G>> {
+    pub fn kinematics<'a>(&'a self, bodies: &'a [Body<T, G>]) -> Option<JointKinematics<'a, T, G>> {
         let [b1, b2] = self.side_bodies(bodies)?;
         Some(self.kinematics_of(b1, b2))
     }
@@ -132,11 +132,11 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
     /// [`JointKinematics::new`] on [`Self::body_poses`], with a world side's joint pose
     /// taken as its frame (the identity pose moves nothing).
     #[inline(always)]
-    pub(crate) fn kinematics_of(
-        &self,
-        b1: Option<&Body<T, G>>,
-        b2: Option<&Body<T, G>>,
-    ) -> JointKinematics<T, G> {
+    pub(crate) fn kinematics_of<'a>(
+        &'a self,
+        b1: Option<&'a Body<T, G>>,
+        b2: Option<&'a Body<T, G>>,
+    ) -> JointKinematics<'a, T, G> {
         JointKinematics::from_bodies(b1, &self.frame1, b2, &self.frame2)
     }
 

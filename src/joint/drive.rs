@@ -430,7 +430,7 @@ impl<T: Real, G: LieGroup<T>, K: DriveKind<T>> JointDrive<T, G, K> {
     }
 
     /// Kinematics between side 1's joint frame and side 2's target frame.
-    fn kinematics(&self, bodies: &[Body<T, G>]) -> Option<JointKinematics<T, G>> {
+    fn kinematics<'a>(&'a self, bodies: &'a [Body<T, G>]) -> Option<JointKinematics<'a, T, G>> {
         let [b1, b2] = self.attachments.side_bodies(bodies)?;
         Some(JointKinematics::from_bodies(
             b1,

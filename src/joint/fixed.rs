@@ -47,7 +47,7 @@ impl JointKind for FixedKind {
 
     /// Writes (71) and its gradient: rows 0–2 p̄₁ − p̄₂ (m), rows 3–5 R̄₁ ⊟ R̄₂ (rad).
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
-        rows.push(k.position_error_gradient(), 0..3);
-        rows.push(k.rotation_error_gradient(), 0..3);
+        rows.position_error(k, 0..3);
+        rows.rotation_error(k, 0..3);
     }
 }

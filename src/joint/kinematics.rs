@@ -49,10 +49,52 @@ use nalgebra::{Matrix3, RowVector6, SMatrix, UnitQuaternion, Vector3};
 /// A 3×6 gradient block `[∂/∂p | D_R]` of a 3-vector with respect to one body.
 pub type Block3<T> = SMatrix<T, 3, 6>;
 
-/// Stacks a 3×3 position block and a 3×3 rotation block into `[P | R]`.
-#[inline(always)]
-fn block<T: Real>(pos: &Matrix3<T>, rot: &Matrix3<T>) -> Block3<T> {
-    Block3::from_fn(|r, c| if c < 3 { pos[(r, c)] } else { rot[(r, c - 3)] })
+/// The position columns of a 3×6 gradient block: zero, a multiple s·I of the
+/// identity, or a full 3×3 matrix. The vector joints write their rows from this form
+/// ([`super::vector::JointRows`]), so that known zeros and identities are stored as
+/// constants instead of being built into a block and copied.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum PosCols<T: Real> {
+    /// ∂/∂p = 0 (a rotation quantity).
+    Zero,
+    /// ∂/∂p = s·I.
+    Identity(T),
+    /// ∂/∂p = the matrix.
+    Matrix(Matrix3<T>),
+}
+
+/// A 3-vector quantity and its gradient per body in structured form: the block of side
+/// k is `[pos[k] | rot[k]]` (the same blocks as the `*_gradient` methods return).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Rows3<T: Real> {
+    /// The value.
+    pub value: Vector3<T>,
+    /// The position columns per side.
+    pub pos: [PosCols<T>; 2],
+    /// The rotation columns per side.
+    pub rot: [Matrix3<T>; 2],
+}
+
+impl<T: Real> Rows3<T> {
+    /// The value and the two 3×6 blocks `[P | R]`.
+    #[inline(always)]
+    pub(crate) fn blocks(&self) -> (Vector3<T>, [Block3<T>; 2]) {
+        let block = |k: usize| {
+            Block3::from_fn(|r, c| {
+                if c < 3 {
+                    match self.pos[k] {
+                        PosCols::Zero => T::zero(),
+                        PosCols::Identity(s) if r == c => s,
+                        PosCols::Identity(_) => T::zero(),
+                        PosCols::Matrix(m) => m[(r, c)],
+                    }
+                } else {
+                    self.rot[k][(r, c - 3)]
+                }
+            })
+        };
+        (self.value, [block(0), block(1)])
+    }
 }
 
 /// `m·Jᵀ` = `m·D_R(R J)` (22) for a joint frame rotation J, without the product when J
@@ -75,20 +117,22 @@ fn mul_frame_transpose<T: Real, G: LieGroup<T>>(m: &Matrix3<T>, j: &G) -> Matrix
 /// still computed (it is the derivative with respect to a body that happens not to
 /// move); callers ignore it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct JointKinematics<T: Real, G: LieGroup<T>> {
+pub struct JointKinematics<'a, T: Real, G: LieGroup<T>> {
     /// Body poses (pₖ, Rₖ): m, world frame; body → world.
     pub body: [Pose<T, G>; 2],
     /// Joint frames (rₖ, Jₖ): m, body frame; joint → body.
-    pub frame: [JointFrame<T, G>; 2],
-    /// World joint frames (p̄ₖ, R̄ₖ) (69)–(70): m, world frame; joint → world.
-    pub joint: [Pose<T, G>; 2],
+    pub frame: [&'a JointFrame<T, G>; 2],
     /// The low parts of the bodies' compensated positions (m; zero unless set).
     pub position_lo: [Vector3<T>; 2],
-    /// The world joint frames (p̄ₖ, R̄ₖ) in f64 from the bodies' compensated state, when
-    /// [`Real::WIDE_CONSTRAINT_VALUES`] asks for them and the kinematics were built from
-    /// bodies ([`Self::from_bodies`]); the values Δp, e and u are then taken from these.
-    wide: Option<[(Vector3<f64>, UnitQuaternion<f64>); 2]>,
+    /// The sides' bodies (`None` = the world) when built by [`Self::from_bodies`]: where
+    /// [`Real::WIDE_CONSTRAINT_VALUES`] asks for it, the values Δp, e and u are taken from
+    /// the world joint frames evaluated in f64 from their compensated state (each value
+    /// evaluates them when it is asked for; nothing is stored for f64).
+    bodies: Option<[Option<&'a Body<T, G>>; 2]>,
 }
+
+/// World joint frames (p̄ₖ, R̄ₖ), k = 1, 2, in f64: m, world frame; joint → world.
+type WideJointFrames = [(Vector3<f64>, UnitQuaternion<f64>); 2];
 
 /// A world joint frame (p̄, R̄) in f64: the frame itself for a world side (`None`), else
 /// (p + R r, R J) from the body's exact pose ([`Body::pose_f64`]).
@@ -98,44 +142,46 @@ fn wide_joint<T: Real, G: LieGroup<T>>(
     frame: &JointFrame<T, G>,
 ) -> (Vector3<f64>, UnitQuaternion<f64>) {
     let r = frame.translation.map(|x| x.to_f64());
-    let j = unit_quaternion_f64(&frame.rotation.to_quaternion());
-    match body {
-        None => (r, j),
-        Some(b) => {
+    // Joint axes equal to the body axes (the common case) need no conversion.
+    let j = (frame.rotation != G::identity())
+        .then(|| unit_quaternion_f64(&frame.rotation.to_quaternion()));
+    match (body, j) {
+        (None, j) => (r, j.unwrap_or_else(UnitQuaternion::identity)),
+        (Some(b), j) => {
             let (p, q) = b.pose_f64();
-            (p + q.transform_vector(&r), q * j)
+            (p + q.transform_vector(&r), j.map_or(q, |j| q * j))
         }
     }
 }
 
-impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
-    /// Evaluates (69)–(70) for both sides.
+impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
+    /// The kinematics of two sides given as body poses (pₖ, Rₖ) with their joint frames.
     #[inline(always)]
     pub fn new(
         pose1: &Pose<T, G>,
-        frame1: &JointFrame<T, G>,
+        frame1: &'a JointFrame<T, G>,
         pose2: &Pose<T, G>,
-        frame2: &JointFrame<T, G>,
+        frame2: &'a JointFrame<T, G>,
     ) -> Self {
         Self {
             body: [*pose1, *pose2],
-            frame: [*frame1, *frame2],
-            joint: [frame1.world_pose(pose1), frame2.world_pose(pose2)],
+            frame: [frame1, frame2],
             position_lo: [Vector3::zeros(); 2],
-            wide: None,
+            bodies: None,
         }
     }
 
     /// The kinematics of two sides given as bodies (`None` = the fixed world, whose frame
-    /// is then in world coordinates), as [`Self::new`] on their poses with the bodies'
-    /// compensated positions (`position_lo`), and, where [`Real::WIDE_CONSTRAINT_VALUES`]
-    /// is set (f32), with the joint frames also evaluated in f64 from the exact state.
+    /// is then in world coordinates), as [`Self::new`] on their poses (the identity pose
+    /// for the world) with the bodies' compensated positions (`position_lo`), and, where
+    /// [`Real::WIDE_CONSTRAINT_VALUES`] is set (f32), with the values taken from the joint
+    /// frames evaluated in f64 from the exact state.
     #[inline(always)]
     pub fn from_bodies(
-        body1: Option<&Body<T, G>>,
-        frame1: &JointFrame<T, G>,
-        body2: Option<&Body<T, G>>,
-        frame2: &JointFrame<T, G>,
+        body1: Option<&'a Body<T, G>>,
+        frame1: &'a JointFrame<T, G>,
+        body2: Option<&'a Body<T, G>>,
+        frame2: &'a JointFrame<T, G>,
     ) -> Self {
         #[inline(always)]
         fn pose<T: Real, G: LieGroup<T>>(b: Option<&Body<T, G>>) -> Pose<T, G> {
@@ -144,31 +190,26 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
                 Some(b) => Pose::new(b.position, b.orientation),
             }
         }
-        #[inline(always)]
-        fn joint<T: Real, G: LieGroup<T>>(
-            b: Option<&Body<T, G>>,
-            f: &JointFrame<T, G>,
-        ) -> Pose<T, G> {
-            match b {
-                None => Pose::new(f.translation, f.rotation),
-                Some(b) => Pose::new(
-                    f.world_position(&b.position, &b.orientation),
-                    f.world_rotation(&b.orientation),
-                ),
-            }
-        }
         let lo = |b: Option<&Body<T, G>>| b.map_or(Vector3::zeros(), |b| b.position_lo());
         Self {
             body: [pose(body1), pose(body2)],
-            frame: [*frame1, *frame2],
-            joint: [joint(body1, frame1), joint(body2, frame2)],
+            frame: [frame1, frame2],
             position_lo: [lo(body1), lo(body2)],
-            wide: if T::WIDE_CONSTRAINT_VALUES {
-                Some([wide_joint(body1, frame1), wide_joint(body2, frame2)])
-            } else {
-                None
-            },
+            bodies: Some([body1, body2]),
         }
+    }
+
+    /// The world joint frame (p̄ₖ, R̄ₖ) (69)–(70) of side k (0 or 1): m, world frame;
+    /// joint → world.
+    #[inline(always)]
+    pub fn joint_pose(&self, k: usize) -> Pose<T, G> {
+        self.frame[k].world_pose(&self.body[k])
+    }
+
+    /// R̄ₖ = Rₖ Jₖ (70) of side k (0 or 1): joint → world.
+    #[inline(always)]
+    pub fn joint_rotation(&self, k: usize) -> G {
+        self.frame[k].world_rotation(&self.body[k].rotation)
     }
 
     /// R_Δ = R̄₁ᵀR̄₂ as an f64 matrix from the f64 joint frames, if these kinematics
@@ -180,18 +221,20 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
             .map(|[(_, q1), (_, q2)]| (q1.inverse() * q2).to_rotation_matrix().into_inner())
     }
 
-    /// The f64 world joint frames, if these kinematics carry them.
+    /// The f64 world joint frames, if these kinematics carry them; `None` at compile
+    /// time for f64.
     #[inline(always)]
-    fn wide(&self) -> Option<&[(Vector3<f64>, UnitQuaternion<f64>); 2]> {
+    fn wide(&self) -> Option<WideJointFrames> {
         if T::WIDE_CONSTRAINT_VALUES {
-            self.wide.as_ref()
+            self.bodies
+                .map(|[b1, b2]| [wide_joint(b1, self.frame[0]), wide_joint(b2, self.frame[1])])
         } else {
             None
         }
     }
 
     /// Δp = p̄₁ − p̄₂ (m, world frame): the position rows of (71), (72), (75).
-    #[inline]
+    #[inline(always)]
     pub fn position_error(&self) -> Vector3<T> {
         if let Some([(p1, _), (p2, _)]) = self.wide() {
             return (p1 - p2).map(<T as Real>::cast);
@@ -207,28 +250,33 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// `[I | −R₁ r̂₁]` and `[−I | R₂ r̂₂]` (from (20)); dimensionless and m/rad.
     #[inline(always)]
     pub fn position_error_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
-        let i = Matrix3::identity();
-        let d1 = self.body[0]
-            .rotation
-            .jacobian_act(&self.frame[0].translation);
-        let d2 = self.body[1]
-            .rotation
-            .jacobian_act(&self.frame[1].translation);
-        (
-            self.position_error(),
-            [block(&i, &d1), block(&(-i), &(-d2))],
-        )
+        self.position_error_rows().blocks()
+    }
+
+    /// [`Self::position_error_gradient`] in structured form.
+    #[inline(always)]
+    pub(crate) fn position_error_rows(&self) -> Rows3<T> {
+        let d = |k: usize| {
+            self.body[k]
+                .rotation
+                .jacobian_act(&self.frame[k].translation)
+        };
+        Rows3 {
+            value: self.position_error(),
+            pos: [PosCols::Identity(T::one()), PosCols::Identity(-T::one())],
+            rot: [d(0), -d(1)],
+        }
     }
 
     /// e = R̄₁ ⊟ R̄₂ (rad, in the joint frame of side 2): the rotation rows of (71),
     /// (72), (79). |e| ≤ π.
-    #[inline]
+    #[inline(always)]
     pub fn rotation_error(&self) -> Vector3<T> {
         if let Some([(_, q1), (_, q2)]) = self.wide() {
             return <UnitQuaternion<f64> as LieGroup<f64>>::log(&(q2.inverse() * q1))
                 .map(<T as Real>::cast);
         }
-        self.joint[0].rotation.boxminus(&self.joint[1].rotation)
+        self.joint_rotation(0).boxminus(&self.joint_rotation(1))
     }
 
     /// e = R̄₁ ⊟ R̄₂ and its 3×6 gradient blocks (162)–(163), with all three rows
@@ -240,28 +288,36 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// constraints away from relative rotations of π.
     #[inline(always)]
     pub fn rotation_error_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
+        self.rotation_error_rows().blocks()
+    }
+
+    /// [`Self::rotation_error_gradient`] in structured form.
+    #[inline(always)]
+    pub(crate) fn rotation_error_rows(&self) -> Rows3<T> {
         let e = self.rotation_error();
         let g = right_jacobian_inv(&e);
-        let z = Matrix3::zeros();
         // (28) then (22): D_{R₁}(R̄₁ ⊟ R̄₂) = Γ⁻¹(e)·D_{R₁}(R₁J₁) = Γ⁻¹(e)·J₁ᵀ.
         let rot1 = mul_frame_transpose(&g, &self.frame[0].rotation);
         let rot2 = -mul_frame_transpose(&g.transpose(), &self.frame[1].rotation);
-        (e, [block(&z, &rot1), block(&z, &rot2)])
+        Rows3 {
+            value: e,
+            pos: [PosCols::Zero, PosCols::Zero],
+            rot: [rot1, rot2],
+        }
     }
 
     /// u = R̄₁ᵀ(p̄₂ − p̄₁) (m, joint frame of side 1): where side 2's joint origin is,
     /// seen from side 1's joint frame. Rows 1–2 are the position rows of (79), row 3
     /// is d_pr (80).
-    #[inline]
+    #[inline(always)]
     pub fn relative_position(&self) -> Vector3<T> {
         if let Some([(p1, q1), (p2, _)]) = self.wide() {
             return q1
                 .inverse_transform_vector(&(p2 - p1))
                 .map(<T as Real>::cast);
         }
-        self.joint[0]
-            .rotation
-            .act_inv(&(self.joint[1].position - self.joint[0].position))
+        let [j1, j2] = [self.joint_pose(0), self.joint_pose(1)];
+        j1.rotation.act_inv(&(j2.position - j1.position))
     }
 
     /// u = R̄₁ᵀ(p̄₂ − p̄₁) and its 3×6 gradient blocks:
@@ -270,20 +326,28 @@ impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
     /// on R₁ (`proofs/joint_kinematics.md`).
     #[inline(always)]
     pub fn relative_position_gradient(&self) -> (Vector3<T>, [Block3<T>; 2]) {
-        let rbar1_t = self.joint[0].rotation.to_matrix().transpose();
+        self.relative_position_rows().blocks()
+    }
+
+    /// [`Self::relative_position_gradient`] in structured form.
+    #[inline(always)]
+    pub(crate) fn relative_position_rows(&self) -> Rows3<T> {
+        let rbar1_t = self.joint_rotation(0).to_matrix().transpose();
         let j1_t = self.frame[0].rotation.to_matrix().transpose();
         let (p1, r1) = (self.body[0].position, self.body[0].rotation);
         // D_{R₁}: (R̄₁ᵀd̄)^J₁ᵀ + J₁ᵀr̂₁ = J₁ᵀ(R₁ᵀ(p̄₂ − p₁))^, d̄ = p̄₂ − p̄₁.
-        let rot1 = j1_t * r1.jacobian_act_inv(&(self.joint[1].position - p1));
+        let p2bar = self.frame[1].world_position(&self.body[1].position, &self.body[1].rotation);
+        let rot1 = j1_t * r1.jacobian_act_inv(&(p2bar - p1));
         // D_{R₂}: R̄₁ᵀ·D_{R₂}(R₂r₂) = −R̄₁ᵀR₂r̂₂ (20).
         let rot2 = rbar1_t
             * self.body[1]
                 .rotation
                 .jacobian_act(&self.frame[1].translation);
-        (
-            self.relative_position(),
-            [block(&(-rbar1_t), &rot1), block(&rbar1_t, &rot2)],
-        )
+        Rows3 {
+            value: self.relative_position(),
+            pos: [PosCols::Matrix(-rbar1_t), PosCols::Matrix(rbar1_t)],
+            rot: [rot1, rot2],
+        }
     }
 
     /// θ_rev = [R̄₁ ⊟ R̄₂]₃ (73), rad, in (−π, π]: the revolute joint angle about the

@@ -99,14 +99,13 @@ fn twist_xy<T: Real>(m: &Matrix3<T>) -> (T, T, bool) {
 
 /// The swing–twist quantities of a spherical joint (Section 5.4.2, App. F.2; module
 /// docs of [`crate::joint::limit_spherical`]).
-impl<T: Real, G: LieGroup<T>> JointKinematics<T, G> {
+impl<T: Real, G: LieGroup<T>> JointKinematics<'_, T, G> {
     /// R_Δ = R̄₁ᵀR̄₂: the rotation from side 2's joint frame to side 1's (App. F.2).
     #[inline]
     pub fn relative_rotation(&self) -> G {
-        self.joint[0]
-            .rotation
+        self.joint_rotation(0)
             .inverse()
-            .compose(&self.joint[1].rotation)
+            .compose(&self.joint_rotation(1))
     }
 
     /// θ_swing (77), rad, in [0, π]: the angle between the two joint frames' z axes,

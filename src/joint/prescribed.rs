@@ -261,12 +261,22 @@ impl<T: Real, G: LieGroup<T>> PrescribedFrame<T, G> {
         Some(a.cross(&t).norm().atan2(a.dot(&t)))
     }
 
-    fn kinematics(&self, bodies: &[Body<T, G>]) -> Option<JointKinematics<T, G>> {
+    /// The target as the world side's joint frame.
+    fn target_frame(&self) -> JointFrame<T, G> {
+        JointFrame::new(self.target.position, self.target.rotation)
+    }
+
+    /// The kinematics of the world side at `target` ([`Self::target_frame`]) and the
+    /// body; `None` if the body is not in `bodies`.
+    fn kinematics<'a>(
+        &'a self,
+        bodies: &'a [Body<T, G>],
+        target: &'a JointFrame<T, G>,
+    ) -> Option<JointKinematics<'a, T, G>> {
         let b = bodies.get(self.body.0)?;
-        let target = JointFrame::new(self.target.position, self.target.rotation);
         Some(JointKinematics::from_bodies(
             None,
-            &target,
+            target,
             Some(b),
             &self.frame,
         ))
@@ -308,7 +318,8 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
     /// Writes the held rows (type docs) into slot 1; NaN values if the body is not in
     /// `bodies`.
     fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>) {
-        let Some(k) = self.kinematics(bodies) else {
+        let target = self.target_frame();
+        let Some(k) = self.kinematics(bodies, &target) else {
             out.clear();
             for v in out.value.iter_mut().take(self.dim()) {
                 *v = crate::lie::real::c::<T>(f64::NAN);

@@ -53,7 +53,7 @@ impl JointKind for PrismaticKind {
     /// Writes (79) and its gradient: rows 0–1 [R̄₁ᵀ(p̄₂ − p̄₁)]₁₋₂ (m), rows 2–4
     /// R̄₁ ⊟ R̄₂ (rad).
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
-        rows.push(k.relative_position_gradient(), 0..2);
-        rows.push(k.rotation_error_gradient(), 0..3);
+        rows.relative_position(k, 0..2);
+        rows.rotation_error(k, 0..3);
     }
 }

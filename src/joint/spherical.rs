@@ -46,6 +46,6 @@ impl JointKind for SphericalKind {
 
     /// Writes (75) and its gradient: rows 0–2 p̄₁ − p̄₂ (m).
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
-        rows.push(k.position_error_gradient(), 0..3);
+        rows.position_error(k, 0..3);
     }
 }

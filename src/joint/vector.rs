@@ -10,7 +10,7 @@
 
 use super::attachments::JointAttachments;
 use super::frame::JointFrame;
-use super::kinematics::{Block3, JointKinematics};
+use super::kinematics::{Block3, JointKinematics, PosCols, Rows3};
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES, MAX_ROWS};
 use nalgebra::Vector3;
@@ -61,6 +61,61 @@ impl<T: Real> JointRows<'_, T> {
             if self.active[1] {
                 for col in 0..6 {
                     self.out.gradient[1][(row, col)] = g1[(c, col)];
+                }
+            }
+        }
+    }
+
+    /// Appends rows `src` of Δp = p̄₁ − p̄₂
+    /// ([`JointKinematics::position_error_gradient`]).
+    #[inline(always)]
+    pub fn position_error<G: LieGroup<T>>(&mut self, k: &JointKinematics<T, G>, src: Range<usize>) {
+        let q = k.position_error_rows();
+        self.push_rows(q, src);
+    }
+
+    /// Appends rows `src` of e = R̄₁ ⊟ R̄₂
+    /// ([`JointKinematics::rotation_error_gradient`]).
+    #[inline(always)]
+    pub fn rotation_error<G: LieGroup<T>>(&mut self, k: &JointKinematics<T, G>, src: Range<usize>) {
+        let q = k.rotation_error_rows();
+        self.push_rows(q, src);
+    }
+
+    /// Appends rows `src` of u = R̄₁ᵀ(p̄₂ − p̄₁)
+    /// ([`JointKinematics::relative_position_gradient`]).
+    #[inline(always)]
+    pub fn relative_position<G: LieGroup<T>>(
+        &mut self,
+        k: &JointKinematics<T, G>,
+        src: Range<usize>,
+    ) {
+        let q = k.relative_position_rows();
+        self.push_rows(q, src);
+    }
+
+    /// As [`Self::push`] for a quantity in the structured form of the kinematics
+    /// (`*_rows` methods): the same rows, with zero and identity position columns
+    /// stored as constants (no 3×6 blocks built and copied).
+    #[inline(always)]
+    fn push_rows(&mut self, q: Rows3<T>, src: Range<usize>) {
+        let first = self.next;
+        self.next += src.len();
+        for (row, c) in (first..).zip(src) {
+            self.out.value[row] = q.value[c];
+            for side in 0..2 {
+                if !self.active[side] {
+                    continue;
+                }
+                let g = &mut self.out.gradient[side];
+                for col in 0..3 {
+                    g[(row, col)] = match q.pos[side] {
+                        PosCols::Zero => T::zero(),
+                        PosCols::Identity(s) if col == c => s,
+                        PosCols::Identity(_) => T::zero(),
+                        PosCols::Matrix(m) => m[(c, col)],
+                    };
+                    g[(row, col + 3)] = q.rot[side][(c, col)];
                 }
             }
         }
