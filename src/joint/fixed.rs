@@ -46,6 +46,7 @@ impl JointKind for FixedKind {
     const DIM: usize = 6;
 
     /// Writes (71) and its gradient: rows 0–2 p̄₁ − p̄₂ (m), rows 3–5 R̄₁ ⊟ R̄₂ (rad).
+    #[inline(always)]
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
         rows.position_error(k, 0..3);
         rows.rotation_error(k, 0..3);

@@ -52,6 +52,7 @@ impl JointKind for PrismaticKind {
 
     /// Writes (79) and its gradient: rows 0–1 [R̄₁ᵀ(p̄₂ − p̄₁)]₁₋₂ (m), rows 2–4
     /// R̄₁ ⊟ R̄₂ (rad).
+    #[inline(always)]
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
         rows.relative_position(k, 0..2);
         rows.rotation_error(k, 0..3);

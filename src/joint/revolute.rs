@@ -52,6 +52,7 @@ impl JointKind for RevoluteKind {
 
     /// Writes (72) and its gradient (162)–(163): rows 0–2 p̄₁ − p̄₂ (m), rows 3–4
     /// [R̄₁ ⊟ R̄₂]₁₋₂ (rad).
+    #[inline(always)]
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
         rows.position_error(k, 0..3);
         rows.rotation_error(k, 0..2);

@@ -45,6 +45,7 @@ impl JointKind for SphericalKind {
     const DIM: usize = 3;
 
     /// Writes (75) and its gradient: rows 0–2 p̄₁ − p̄₂ (m).
+    #[inline(always)]
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
         rows.position_error(k, 0..3);
     }

@@ -13,7 +13,7 @@ use super::frame::JointFrame;
 use super::kinematics::{Block3, JointKinematics, PosCols, Rows3};
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES, MAX_ROWS};
-use nalgebra::Vector3;
+use nalgebra::{SVector, Vector3};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -33,13 +33,27 @@ pub trait JointKind: Copy + PartialEq + Send + Sync + 'static {
     fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>);
 }
 
-/// The output of [`JointKind::write`]: the constraint rows written so far into a
-/// [`ConstraintEval`], and which sides are bodies (the gradient block of a fixed-world
-/// side is not written: it stays as the caller left it, zero if cleared).
+/// The output of [`JointKind::write`]: the constraint rows written so far, and which
+/// sides are bodies (nothing is written for a fixed-world side: its gradient block
+/// stays as the caller left it, zero if cleared). The rows go either into a
+/// [`ConstraintEval`] ([`Constraint::evaluate`]) or, multiplied by λ, into the two
+/// constraint forces ∇C_kᵀλ ([`Constraint::add_constraint_force`]); a kind writes its
+/// rows the same way for both.
 pub struct JointRows<'a, T: Real> {
-    out: &'a mut ConstraintEval<T>,
+    sink: Sink<'a, T>,
     active: [bool; 2],
     next: usize,
+}
+
+/// Where [`JointRows`] puts the rows.
+enum Sink<'a, T: Real> {
+    /// Values and gradient blocks.
+    Eval(&'a mut ConstraintEval<T>),
+    /// Σ_row gradient row · λ_row per side, added to `force`.
+    Force {
+        lambda: &'a [T],
+        force: &'a mut [SVector<T, 6>; MAX_BODIES],
+    },
 }
 
 impl<T: Real> JointRows<'_, T> {
@@ -50,17 +64,30 @@ impl<T: Real> JointRows<'_, T> {
     pub fn push(&mut self, (value, gradient): (Vector3<T>, [Block3<T>; 2]), src: Range<usize>) {
         let first = self.next;
         self.next += src.len();
-        let [g0, g1] = gradient;
-        for (row, c) in (first..).zip(src) {
-            self.out.value[row] = value[c];
-            if self.active[0] {
-                for col in 0..6 {
-                    self.out.gradient[0][(row, col)] = g0[(c, col)];
+        let gradient = [&gradient[0], &gradient[1]];
+        match &mut self.sink {
+            Sink::Eval(out) => {
+                for (row, c) in (first..).zip(src) {
+                    out.value[row] = value[c];
+                    for side in 0..2 {
+                        if self.active[side] {
+                            for col in 0..6 {
+                                out.gradient[side][(row, col)] = gradient[side][(c, col)];
+                            }
+                        }
+                    }
                 }
             }
-            if self.active[1] {
-                for col in 0..6 {
-                    self.out.gradient[1][(row, col)] = g1[(c, col)];
+            Sink::Force { lambda, force } => {
+                for (row, c) in (first..).zip(src) {
+                    let l = lambda[row];
+                    for side in 0..2 {
+                        if self.active[side] {
+                            for col in 0..6 {
+                                force[side][col] += gradient[side][(c, col)] * l;
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -101,21 +128,48 @@ impl<T: Real> JointRows<'_, T> {
     fn push_rows(&mut self, q: Rows3<T>, src: Range<usize>) {
         let first = self.next;
         self.next += src.len();
-        for (row, c) in (first..).zip(src) {
-            self.out.value[row] = q.value[c];
-            for side in 0..2 {
-                if !self.active[side] {
-                    continue;
+        match &mut self.sink {
+            Sink::Eval(out) => {
+                for (row, c) in (first..).zip(src) {
+                    out.value[row] = q.value[c];
+                    for side in 0..2 {
+                        if !self.active[side] {
+                            continue;
+                        }
+                        let g = &mut out.gradient[side];
+                        for col in 0..3 {
+                            g[(row, col)] = match q.pos[side] {
+                                PosCols::Zero => T::zero(),
+                                PosCols::Identity(s) if col == c => s,
+                                PosCols::Identity(_) => T::zero(),
+                                PosCols::Matrix(m) => m[(c, col)],
+                            };
+                            g[(row, col + 3)] = q.rot[side][(c, col)];
+                        }
+                    }
                 }
-                let g = &mut self.out.gradient[side];
-                for col in 0..3 {
-                    g[(row, col)] = match q.pos[side] {
-                        PosCols::Zero => T::zero(),
-                        PosCols::Identity(s) if col == c => s,
-                        PosCols::Identity(_) => T::zero(),
-                        PosCols::Matrix(m) => m[(c, col)],
-                    };
-                    g[(row, col + 3)] = q.rot[side][(c, col)];
+            }
+            Sink::Force { lambda, force } => {
+                for (row, c) in (first..).zip(src) {
+                    let l = lambda[row];
+                    for side in 0..2 {
+                        if !self.active[side] {
+                            continue;
+                        }
+                        let f = &mut force[side];
+                        match q.pos[side] {
+                            PosCols::Zero => {}
+                            PosCols::Identity(s) => f[c] += s * l,
+                            PosCols::Matrix(m) => {
+                                for col in 0..3 {
+                                    f[col] += m[(c, col)] * l;
+                                }
+                            }
+                        }
+                        for col in 0..3 {
+                            f[col + 3] += q.rot[side][(c, col)] * l;
+                        }
+                    }
                 }
             }
         }
@@ -265,6 +319,26 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
     }
 }
 
+impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
+    /// Runs [`JointKind::write`] on the kinematics of the two sides into `sink`.
+    #[inline(always)]
+    fn write_rows(&self, b1: Option<&Body<T, G>>, b2: Option<&Body<T, G>>, sink: Sink<'_, T>) {
+        let k = self.attachments.kinematics_of(b1, b2);
+        let mut rows = JointRows {
+            sink,
+            active: self.attachments.bodies().map(|b| b.is_some()),
+            next: 0,
+        };
+        K::write(&k, &mut rows);
+        debug_assert_eq!(
+            rows.next,
+            K::DIM,
+            "{} wrote a wrong number of rows",
+            K::NAME
+        );
+    }
+}
+
 impl<T: Real, G: LieGroup<T>, K: JointKind> fmt::Debug for VectorJoint<T, G, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("VectorJoint")
@@ -305,19 +379,27 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, 
             write_missing(out, K::DIM);
             return;
         };
-        let k = self.attachments.kinematics_of(b1, b2);
-        let mut rows = JointRows {
-            out,
-            active: self.attachments.bodies().map(|b| b.is_some()),
-            next: 0,
+        self.write_rows(b1, b2, Sink::Eval(out));
+    }
+
+    /// ∇C_kᵀλ by the same [`JointKind::write`] as [`Constraint::evaluate`], with the
+    /// rows multiplied by `lambda` (at least [`JointKind::DIM`] entries) and summed into
+    /// `force[k]` instead of stored. False (nothing written) if a body id is not in
+    /// `bodies` or `lambda` is shorter than [`JointKind::DIM`].
+    fn add_constraint_force(
+        &self,
+        bodies: &[Body<T, G>],
+        lambda: &[T],
+        force: &mut [SVector<T, 6>; MAX_BODIES],
+    ) -> bool {
+        let Some([b1, b2]) = self.attachments.side_bodies(bodies) else {
+            return false;
         };
-        K::write(&k, &mut rows);
-        debug_assert_eq!(
-            rows.next,
-            K::DIM,
-            "{} wrote a wrong number of rows",
-            K::NAME
-        );
+        if lambda.len() < K::DIM {
+            return false;
+        }
+        self.write_rows(b1, b2, Sink::Force { lambda, force });
+        true
     }
 
     /// True: [`JointKind::write`] pushes all [`JointKind::DIM`] rows, and

@@ -83,6 +83,27 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     /// `bodies` is the world's whole body list, indexed by [`BodyId`].
     fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>);
 
+    /// Adds the constraint force ∇C_kᵀλ of each slot k that names a body to
+    /// `force[k]`, at the bodies' current poses, without the values C or the stored
+    /// gradient blocks; returns whether it did. `lambda` holds [`Constraint::dim`]
+    /// multipliers (units as the rows' compliance inverse times their value), `force[k]`
+    /// is a 6-vector in the layout of (59): world-frame force part (from ∂C/∂p),
+    /// body-frame torque part (from D_R C). The entries of a world slot are left as they
+    /// were.
+    ///
+    /// The primal correction pass ([`crate::xpbd::SolverOptions::primal_correction`])
+    /// needs only ∇Cᵀλ of (51); a constraint that implements this saves the values and
+    /// the 6×6 blocks. Default: false, nothing written, and the caller falls back to
+    /// [`Constraint::evaluate`].
+    fn add_constraint_force(
+        &self,
+        _bodies: &[Body<T, G>],
+        _lambda: &[T],
+        _force: &mut [SVector<T, 6>; MAX_BODIES],
+    ) -> bool {
+        false
+    }
+
     /// Whether [`Constraint::evaluate`] writes every entry the solver reads, whatever
     /// `out` held before: rows 0..[`Constraint::dim`] of `value` and all six columns of
     /// those rows of the gradient block of every slot that names a body. The world then

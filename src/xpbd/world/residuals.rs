@@ -48,6 +48,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             &self.systems,
             eval,
             primal,
+            true,
         )
     }
 
@@ -77,6 +78,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             &self.systems,
             &mut self.eval,
             &mut primal,
+            false,
         );
         for (b, r) in self.bodies.iter_mut().zip(primal.iter()) {
             if b.is_fixed() {
@@ -107,7 +109,11 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 }
 
 /// [`World::primal_vectors`] on the world's parts, so that the primal correction pass
-/// can pass the world's own evaluation buffer.
+/// can pass the world's own evaluation buffer. With `values` false only the primal
+/// vectors are wanted (the correction pass): constraints that implement
+/// [`Constraint::add_constraint_force`] then give ∇Cᵀλ without their values, and the
+/// returned constraint residual leaves their rows out.
+#[allow(clippy::too_many_arguments)]
 fn primal_vectors_of<T: Real, G: LieGroup<T>>(
     h: T,
     bodies: &[Body<T, G>],
@@ -115,6 +121,7 @@ fn primal_vectors_of<T: Real, G: LieGroup<T>>(
     systems: &[Box<dyn System<T, G>>],
     eval: &mut ConstraintEval<T>,
     primal: &mut [SVector<T, 6>],
+    values: bool,
 ) -> T {
     let inv_h2 = T::one() / (h * h);
     for (b, r) in bodies.iter().zip(primal.iter_mut()) {
@@ -129,6 +136,23 @@ fn primal_vectors_of<T: Real, G: LieGroup<T>>(
     }
     let mut csq = T::zero();
     for slot in slots.iter().filter(|s| s.enabled) {
+        if !values {
+            let mut force = [SVector::<T, 6>::zeros(); MAX_BODIES];
+            if slot.constraint.add_constraint_force(
+                bodies,
+                &slot.lambda.as_slice()[..slot.dim],
+                &mut force,
+            ) {
+                for (s, f) in force.iter().enumerate() {
+                    if let Some(b) = slot.bodies[s] {
+                        if !bodies[b].is_fixed() {
+                            primal[b] -= f;
+                        }
+                    }
+                }
+                continue;
+            }
+        }
         // As in the projections: an overwriting constraint writes every entry read
         // below (rows 0..dim of the blocks of its bodies), the rest may be stale.
         if !slot.overwrites {

@@ -1,0 +1,180 @@
+//! `Constraint::add_constraint_force` of the vector joints against ∇Cᵀλ built from
+//! `Constraint::evaluate`'s gradient blocks: every joint kind (fixed, revolute,
+//! spherical, prismatic), two bodies and both one-sided variants, in all four
+//! combinations SO3Matrix/UnitQuaternion × f32/f64, at random poses, joint frames and
+//! multipliers.
+//!
+//! # Tolerance
+//! Both paths form the same products g_jc·λ_j of the same gradient entries and add them
+//! over the rows in the same order, so they agree to the last bit unless the compiler
+//! orders the sum differently; the check allows 64 ε · Σⱼ|g_jc λⱼ| per entry, the bound
+//! of a reordered sum of at most 6 terms with room to spare, and no more (a wrong row,
+//! side or sign is off by a multiple of |g_jc λⱼ| itself).
+
+use lie_xpbd::joint::{Fixed, JointFrame, Prismatic, Revolute, Spherical};
+use lie_xpbd::lie::real::c;
+use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::xpbd::{Body, BodyId, Constraint, ConstraintEval, MAX_BODIES};
+use nalgebra::{SVector, Vector3};
+use proptest::prelude::*;
+
+type V6<T> = SVector<T, 6>;
+
+/// One random case, in f64: two body poses, two joint frames (translation, rotation
+/// vector) and six multipliers.
+#[derive(Debug, Clone)]
+struct Case {
+    poses: [([f64; 3], [f64; 3]); 2],
+    frames: [([f64; 3], [f64; 3]); 2],
+    lambda: [f64; 6],
+}
+
+fn triple(r: f64) -> impl Strategy<Value = [f64; 3]> {
+    [-r..=r, -r..=r, -r..=r]
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let pose = || (triple(1.0), triple(3.0));
+    (
+        [pose(), pose()],
+        [pose(), pose()],
+        [
+            -10.0..=10.0f64,
+            -10.0..=10.0,
+            -10.0..=10.0,
+            -10.0..=10.0,
+            -10.0..=10.0,
+            -10.0..=10.0,
+        ],
+    )
+        .prop_map(|(poses, frames, lambda)| Case {
+            poses,
+            frames,
+            lambda,
+        })
+}
+
+fn v<T: Real>(a: [f64; 3]) -> Vector3<T> {
+    Vector3::new(c(a[0]), c(a[1]), c(a[2]))
+}
+
+/// The bodies and frames of `case`, with side `world` (if any) the fixed world: its
+/// frame is then given in world coordinates (the joint frame of a body at that pose).
+fn joint<T: Real, G: LieGroup<T>, J>(
+    case: &Case,
+    world: Option<usize>,
+    new: impl Fn(
+        Option<BodyId>,
+        JointFrame<T, G>,
+        Option<BodyId>,
+        JointFrame<T, G>,
+    ) -> Result<J, lie_xpbd::xpbd::XpbdError>,
+) -> (Vec<Body<T, G>>, J) {
+    let bodies: Vec<Body<T, G>> = case
+        .poses
+        .iter()
+        .map(|(p, r)| {
+            Body::dynamic(
+                c(2.0),
+                Vector3::new(c(0.3), c(0.4), c(0.5)),
+                v(*p),
+                G::exp(&v(*r)),
+            )
+            .unwrap()
+        })
+        .collect();
+    let mut ids = [Some(BodyId(0)), Some(BodyId(1))];
+    let mut frames: Vec<JointFrame<T, G>> = case
+        .frames
+        .iter()
+        .map(|(t, r)| JointFrame::new(v(*t), G::exp(&v(*r))))
+        .collect();
+    if let Some(w) = world {
+        let b = &bodies[w];
+        let f = &frames[w];
+        let world_frame = JointFrame::new(
+            f.world_position(&b.position, &b.orientation),
+            f.world_rotation(&b.orientation),
+        );
+        frames[w] = world_frame;
+        ids[w] = None;
+    }
+    let j = new(ids[0], frames[0], ids[1], frames[1]).unwrap();
+    (bodies, j)
+}
+
+/// Compares the two ways of forming ∇C_kᵀλ; returns the worst error in units of the
+/// tolerance (≤ 1 passes).
+fn check<T: Real, G: LieGroup<T>>(c_: &dyn Constraint<T, G>, bodies: &[Body<T, G>], l: &[f64; 6]) {
+    let dim = c_.dim();
+    let lambda: Vec<T> = l[..dim].iter().map(|&x| c(x)).collect();
+    let mut eval = ConstraintEval::default();
+    c_.evaluate(bodies, &mut eval);
+    // Start from a non-zero force: the method adds to it.
+    let start = V6::<T>::from_fn(|i, _| c(0.25 * i as f64 - 0.5));
+    let mut force = [start; MAX_BODIES];
+    assert!(
+        c_.add_constraint_force(bodies, &lambda, &mut force),
+        "{}: add_constraint_force not implemented",
+        c_.name()
+    );
+    let eps = T::default_epsilon().to_f64();
+    for (k, slot) in c_.bodies().iter().enumerate() {
+        if slot.is_none() {
+            assert_eq!(force[k], start, "{}: world side {k} written", c_.name());
+            continue;
+        }
+        for col in 0..6 {
+            let terms: Vec<f64> = (0..dim)
+                .map(|j| eval.gradient[k][(j, col)].to_f64() * l[j])
+                .collect();
+            let want = start[col].to_f64()
+                + (0..dim).fold(0.0, |acc, j| {
+                    acc + (eval.gradient[k][(j, col)] * lambda[j]).to_f64()
+                });
+            let got = force[k][col].to_f64();
+            let scale = terms.iter().map(|t| t.abs()).sum::<f64>() + start[col].to_f64().abs();
+            let tol = 64.0 * eps * scale.max(f64::MIN_POSITIVE);
+            assert!(
+                (got - want).abs() <= tol,
+                "{} side {k} column {col}: {got} vs ∇Cᵀλ = {want} (tolerance {tol})",
+                c_.name()
+            );
+        }
+    }
+}
+
+fn all_kinds<T: Real, G: LieGroup<T>>(case: &Case) {
+    for world in [None, Some(0), Some(1)] {
+        let (b, j) = joint::<T, G, _>(case, world, Fixed::new);
+        check(&j, &b, &case.lambda);
+        let (b, j) = joint::<T, G, _>(case, world, Revolute::new);
+        check(&j, &b, &case.lambda);
+        let (b, j) = joint::<T, G, _>(case, world, Spherical::new);
+        check(&j, &b, &case.lambda);
+        let (b, j) = joint::<T, G, _>(case, world, Prismatic::new);
+        check(&j, &b, &case.lambda);
+    }
+}
+
+proptest! {
+    #[test]
+    fn constraint_force_matches_gradient_times_lambda_matrix_f64(k in case()) {
+        all_kinds::<f64, SO3Matrix<f64>>(&k);
+    }
+
+    #[test]
+    fn constraint_force_matches_gradient_times_lambda_quaternion_f64(k in case()) {
+        all_kinds::<f64, UnitQuaternion<f64>>(&k);
+    }
+
+    #[test]
+    fn constraint_force_matches_gradient_times_lambda_matrix_f32(k in case()) {
+        all_kinds::<f32, SO3Matrix<f32>>(&k);
+    }
+
+    #[test]
+    fn constraint_force_matches_gradient_times_lambda_quaternion_f32(k in case()) {
+        all_kinds::<f32, UnitQuaternion<f32>>(&k);
+    }
+}
