@@ -33,10 +33,11 @@
 
 use super::attachments::JointAttachments;
 use super::frame::JointFrame;
+use super::limit_row::UnwrappedAngle;
+use super::limit_row::{checked_compliance, checked_limits, nearer_limit, write_row, Row};
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES};
-use nalgebra::RowVector6;
 
 /// `x` wrapped to [−π, π).
 #[inline]
@@ -83,7 +84,7 @@ pub struct RevoluteLimit<T: Real, G: LieGroup<T>> {
     upper: T,
     compliance: T,
     /// θ_ref: the unwrapped angle at the last [`Constraint::end_substep`] (rad).
-    reference: T,
+    reference: UnwrappedAngle<T>,
 }
 
 impl<T: Real, G: LieGroup<T>> RevoluteLimit<T, G> {
@@ -103,19 +104,18 @@ impl<T: Real, G: LieGroup<T>> RevoluteLimit<T, G> {
         upper: T,
     ) -> Result<Self, XpbdError> {
         let attachments = JointAttachments::new(body1, frame1, body2, frame2)?;
-        if !(lower.is_finite() && upper.is_finite() && lower < upper) {
-            return Err(XpbdError::InvalidJoint {
-                field: "limits",
-                value: format!("[{lower}, {upper}] for '{}'", attachments.label(KIND)),
-                reason: "angle limits must be finite with lower < upper (rad)",
-            });
-        }
+        checked_limits(
+            lower,
+            upper,
+            &attachments.label(KIND),
+            "angle limits must be finite with lower < upper (rad)",
+        )?;
         Ok(Self {
             attachments,
             lower,
             upper,
             compliance: T::zero(),
-            reference: T::zero(),
+            reference: UnwrappedAngle::new(),
         })
     }
 
@@ -124,14 +124,7 @@ impl<T: Real, G: LieGroup<T>> RevoluteLimit<T, G> {
     /// # Errors
     /// [`XpbdError::BadCompliance`] for a negative or non-finite α.
     pub fn with_compliance(mut self, compliance: T) -> Result<Self, XpbdError> {
-        if !(compliance.is_finite() && compliance >= T::zero()) {
-            return Err(XpbdError::BadCompliance {
-                constraint: self.name(),
-                row: 0,
-                value: compliance.to_f64(),
-            });
-        }
-        self.compliance = compliance;
+        self.compliance = checked_compliance(self.name(), compliance)?;
         Ok(self)
     }
 
@@ -142,12 +135,8 @@ impl<T: Real, G: LieGroup<T>> RevoluteLimit<T, G> {
     /// # Errors
     /// [`XpbdError::NonFinite`] for a non-finite angle.
     pub fn with_angle(mut self, angle: T) -> Result<Self, XpbdError> {
-        if !angle.is_finite() {
-            return Err(XpbdError::NonFinite {
-                what: format!("reference angle of '{}'", self.name()),
-            });
-        }
-        self.reference = angle;
+        let name = self.name();
+        self.reference.set(angle, &name)?;
         Ok(self)
     }
 
@@ -167,32 +156,25 @@ impl<T: Real, G: LieGroup<T>> RevoluteLimit<T, G> {
     /// [`Constraint::end_substep`], or the one given to [`RevoluteLimit::with_angle`].
     #[inline]
     pub fn reference_angle(&self) -> T {
-        self.reference
+        self.reference.reference()
     }
 
     /// The unwrapped joint angle θ = θ_ref + wrap(θ_rev − θ_ref) (rad) at `bodies`;
     /// `None` if a body id is not in `bodies`.
     pub fn angle(&self, bodies: &[Body<T, G>]) -> Option<T> {
         let k = self.attachments.kinematics(bodies)?;
-        Some(self.unwrap(k.revolute_angle()))
-    }
-
-    #[inline]
-    fn unwrap(&self, wrapped: T) -> T {
-        self.reference + wrap_angle(wrapped - self.reference)
+        Some(self.reference.unwrap(k.revolute_angle()))
     }
 
     /// The row's value and its per-body gradient rows: see the type docs.
-    fn row(&self, bodies: &[Body<T, G>]) -> Option<(T, [RowVector6<T>; 2])> {
+    fn row(&self, bodies: &[Body<T, G>]) -> Option<Row<T>> {
         let k = self.attachments.kinematics(bodies)?;
-        let (wrapped, [g1, g2]) = k.revolute_angle_gradient();
-        let theta = self.unwrap(wrapped);
-        let mid = (self.lower + self.upper) * c::<T>(0.5);
-        Some(if theta < mid {
-            (theta - self.lower, [g1, g2])
-        } else {
-            (self.upper - theta, [-g1, -g2])
-        })
+        let (wrapped, grads) = k.revolute_angle_gradient();
+        Some(nearer_limit(
+            self.lower,
+            self.upper,
+            (self.reference.unwrap(wrapped), grads),
+        ))
     }
 }
 
@@ -220,17 +202,7 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for RevoluteLimit<T, G> {
     /// Writes the row of the nearer limit (type docs). NaN value if a body id is not in
     /// `bodies`.
     fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>) {
-        let Some((value, grads)) = self.row(bodies) else {
-            out.clear();
-            out.value[0] = c::<T>(f64::NAN);
-            return;
-        };
-        out.value[0] = value;
-        for (slot, (id, g)) in self.attachments.bodies().iter().zip(grads).enumerate() {
-            if id.is_some() {
-                out.gradient[slot].row_mut(0).copy_from(&g);
-            }
-        }
+        write_row(&self.attachments, self.row(bodies), out);
     }
 
     fn compliance(&self, _row: usize) -> T {
@@ -249,10 +221,6 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for RevoluteLimit<T, G> {
 
     /// Moves θ_ref to the current unwrapped angle.
     fn end_substep(&mut self, bodies: &[Body<T, G>]) {
-        if let Some(theta) = self.angle(bodies) {
-            if theta.is_finite() {
-                self.reference = theta;
-            }
-        }
+        self.reference.follow(self.angle(bodies));
     }
 }

@@ -3,7 +3,7 @@
 
 use super::attachments::JointAttachments;
 use super::frame::JointFrame;
-use super::limit_row::{checked_compliance, nearer_limit, write_row, Row};
+use super::limit_row::{checked_compliance, checked_limits, nearer_limit, write_row, Row};
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES};
@@ -69,13 +69,12 @@ impl<T: Real, G: LieGroup<T>> PrismaticLimit<T, G> {
         upper: T,
     ) -> Result<Self, XpbdError> {
         let attachments = JointAttachments::new(body1, frame1, body2, frame2)?;
-        if !(lower.is_finite() && upper.is_finite() && lower < upper) {
-            return Err(XpbdError::InvalidJoint {
-                field: "limits",
-                value: format!("[{lower}, {upper}] for '{}'", attachments.label(KIND)),
-                reason: "translation limits must be finite with lower < upper (m)",
-            });
-        }
+        checked_limits(
+            lower,
+            upper,
+            &attachments.label(KIND),
+            "translation limits must be finite with lower < upper (m)",
+        )?;
         Ok(Self {
             attachments,
             lower,

@@ -1,8 +1,11 @@
-//! What the one-row joint limits ([`super::SphericalSwingLimit`],
-//! [`super::SphericalTwistLimit`], [`super::PrismaticLimit`]) share: the choice of the
-//! nearer of two limits, the compliance check and writing the row.
+//! What the one-row joint limits ([`super::RevoluteLimit`],
+//! [`super::SphericalSwingLimit`], [`super::SphericalTwistLimit`],
+//! [`super::PrismaticLimit`]) share: the checks of the limits and of the compliance, the
+//! choice of the nearer of two limits, the unwrapped angle of the angle limits and
+//! writing the row.
 
 use super::attachments::JointAttachments;
+use super::limit::wrap_angle;
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{ConstraintEval, XpbdError};
@@ -21,6 +24,82 @@ pub(super) fn nearer_limit<T: Real>(lower: T, upper: T, (q, [g1, g2]): Row<T>) -
         (q - lower, [g1, g2])
     } else {
         (upper - q, [-g1, -g2])
+    }
+}
+
+/// `Ok(())` if `lower` and `upper` are finite with `lower < upper`.
+///
+/// # Errors
+/// [`XpbdError::InvalidJoint`] (field `"limits"`, naming `constraint`, with `reason`)
+/// otherwise.
+pub(super) fn checked_limits<T: Real>(
+    lower: T,
+    upper: T,
+    constraint: &str,
+    reason: &'static str,
+) -> Result<(), XpbdError> {
+    if lower.is_finite() && upper.is_finite() && lower < upper {
+        Ok(())
+    } else {
+        Err(XpbdError::InvalidJoint {
+            field: "limits",
+            value: format!("[{lower}, {upper}] for '{constraint}'"),
+            reason,
+        })
+    }
+}
+
+/// The reference angle θ_ref of an angle read modulo 2π (rad): the wrapped reading is
+/// unwrapped to the value nearest θ_ref, θ = θ_ref + wrap(θ_wrapped − θ_ref), and θ_ref
+/// follows the unwrapped angle from substep to substep, so that a limit range may
+/// extend past ±π.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct UnwrappedAngle<T: Real> {
+    reference: T,
+}
+
+impl<T: Real> UnwrappedAngle<T> {
+    /// θ_ref = 0.
+    pub(super) fn new() -> Self {
+        Self {
+            reference: T::zero(),
+        }
+    }
+
+    /// θ_ref (rad).
+    #[inline]
+    pub(super) fn reference(&self) -> T {
+        self.reference
+    }
+
+    /// Sets θ_ref = `angle` (rad).
+    ///
+    /// # Errors
+    /// [`XpbdError::NonFinite`] (naming the reference angle of `constraint`) for a
+    /// non-finite angle.
+    pub(super) fn set(&mut self, angle: T, constraint: &str) -> Result<(), XpbdError> {
+        if !angle.is_finite() {
+            return Err(XpbdError::NonFinite {
+                what: format!("reference angle of '{constraint}'"),
+            });
+        }
+        self.reference = angle;
+        Ok(())
+    }
+
+    /// θ_ref + wrap(`wrapped` − θ_ref), rad.
+    #[inline]
+    pub(super) fn unwrap(&self, wrapped: T) -> T {
+        self.reference + wrap_angle(wrapped - self.reference)
+    }
+
+    /// Moves θ_ref to `angle` if it is defined and finite (kept otherwise).
+    pub(super) fn follow(&mut self, angle: Option<T>) {
+        if let Some(theta) = angle {
+            if theta.is_finite() {
+                self.reference = theta;
+            }
+        }
     }
 }
 

@@ -59,8 +59,8 @@
 use super::attachments::JointAttachments;
 use super::frame::JointFrame;
 use super::kinematics::JointKinematics;
-use super::limit::wrap_angle;
-use super::limit_row::{checked_compliance, nearer_limit, write_row, Row};
+use super::limit_row::UnwrappedAngle;
+use super::limit_row::{checked_compliance, checked_limits, nearer_limit, write_row, Row};
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES};
@@ -373,7 +373,7 @@ pub struct SphericalTwistLimit<T: Real, G: LieGroup<T>> {
     upper: T,
     compliance: T,
     /// θ_ref: the unwrapped twist at the last [`Constraint::end_substep`] (rad).
-    reference: T,
+    reference: UnwrappedAngle<T>,
 }
 
 impl<T: Real, G: LieGroup<T>> SphericalTwistLimit<T, G> {
@@ -393,19 +393,18 @@ impl<T: Real, G: LieGroup<T>> SphericalTwistLimit<T, G> {
         upper: T,
     ) -> Result<Self, XpbdError> {
         let attachments = JointAttachments::new(body1, frame1, body2, frame2)?;
-        if !(lower.is_finite() && upper.is_finite() && lower < upper) {
-            return Err(XpbdError::InvalidJoint {
-                field: "limits",
-                value: format!("[{lower}, {upper}] for '{}'", attachments.label(TWIST)),
-                reason: "twist limits must be finite with lower < upper (rad)",
-            });
-        }
+        checked_limits(
+            lower,
+            upper,
+            &attachments.label(TWIST),
+            "twist limits must be finite with lower < upper (rad)",
+        )?;
         Ok(Self {
             attachments,
             lower,
             upper,
             compliance: T::zero(),
-            reference: T::zero(),
+            reference: UnwrappedAngle::new(),
         })
     }
 
@@ -425,12 +424,8 @@ impl<T: Real, G: LieGroup<T>> SphericalTwistLimit<T, G> {
     /// # Errors
     /// [`XpbdError::NonFinite`] for a non-finite angle.
     pub fn with_angle(mut self, angle: T) -> Result<Self, XpbdError> {
-        if !angle.is_finite() {
-            return Err(XpbdError::NonFinite {
-                what: format!("reference angle of '{}'", self.name()),
-            });
-        }
-        self.reference = angle;
+        let name = self.name();
+        self.reference.set(angle, &name)?;
         Ok(self)
     }
 
@@ -451,7 +446,7 @@ impl<T: Real, G: LieGroup<T>> SphericalTwistLimit<T, G> {
     /// [`SphericalTwistLimit::with_angle`].
     #[inline]
     pub fn reference_angle(&self) -> T {
-        self.reference
+        self.reference.reference()
     }
 
     /// The unwrapped twist θ = θ_ref + wrap(θ_twist − θ_ref) (rad) at `bodies`; `None`
@@ -459,18 +454,15 @@ impl<T: Real, G: LieGroup<T>> SphericalTwistLimit<T, G> {
     /// the √ε band of π, [`JointKinematics::twist_angle`]).
     pub fn angle(&self, bodies: &[Body<T, G>]) -> Option<T> {
         let psi = self.attachments.kinematics(bodies)?.twist_angle()?;
-        Some(self.unwrap(psi))
-    }
-
-    #[inline]
-    fn unwrap(&self, wrapped: T) -> T {
-        self.reference + wrap_angle(wrapped - self.reference)
+        Some(self.reference.unwrap(psi))
     }
 
     fn row(&self, bodies: &[Body<T, G>]) -> Option<Row<T>> {
         let k = self.attachments.kinematics(bodies)?;
         Some(match k.twist_angle_gradient() {
-            Some((psi, grads)) => nearer_limit(self.lower, self.upper, (self.unwrap(psi), grads)),
+            Some((psi, grads)) => {
+                nearer_limit(self.lower, self.upper, (self.reference.unwrap(psi), grads))
+            }
             None => (T::zero(), [RowVector6::zeros(); 2]),
         })
     }
@@ -517,10 +509,6 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for SphericalTwistLimit<T, G> {
 
     /// Moves θ_ref to the current unwrapped twist (kept where the twist is undefined).
     fn end_substep(&mut self, bodies: &[Body<T, G>]) {
-        if let Some(theta) = self.angle(bodies) {
-            if theta.is_finite() {
-                self.reference = theta;
-            }
-        }
+        self.reference.follow(self.angle(bodies));
     }
 }

@@ -407,21 +407,7 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> NormedJoint<T, G, K> {
         reason: &'static str,
         bad: impl FnOnce(String, usize, f64) -> XpbdError,
     ) -> Result<(), XpbdError> {
-        if values.len() != Self::DIM {
-            return Err(XpbdError::InvalidJoint {
-                field,
-                value: format!("{} values for '{}'", values.len(), self.name()),
-                reason,
-            });
-        }
-        match values
-            .iter()
-            .enumerate()
-            .find(|(_, &x)| !(x.is_finite() && x >= T::zero()))
-        {
-            Some((row, &x)) => Err(bad(self.name(), row, x.to_f64())),
-            None => Ok(()),
-        }
+        super::vector::checked_rows(values, Self::DIM, &self.name(), field, reason, bad)
     }
 
     /// The two attachments (bodies and joint frames).

@@ -255,21 +255,7 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> VectorJoint<T, G, K> {
         reason: &'static str,
         bad: impl FnOnce(String, usize, f64) -> XpbdError,
     ) -> Result<(), XpbdError> {
-        if values.len() != K::DIM {
-            return Err(XpbdError::InvalidJoint {
-                field,
-                value: format!("{} values for '{}'", values.len(), self.name()),
-                reason,
-            });
-        }
-        match values
-            .iter()
-            .enumerate()
-            .find(|(_, &x)| !(x.is_finite() && x >= T::zero()))
-        {
-            Some((row, &x)) => Err(bad(self.name(), row, x.to_f64())),
-            None => Ok(()),
-        }
+        checked_rows(values, K::DIM, &self.name(), field, reason, bad)
     }
 
     /// Sets the Rayleigh damping b of each of the [`Self::DIM`] rows, in seconds
@@ -416,6 +402,37 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, 
     /// The row's damping b (s) from [`VectorJoint::with_damping`] (default 0).
     fn damping(&self, row: usize) -> T {
         self.dampings().get(row).copied().unwrap_or_else(T::zero)
+    }
+}
+
+/// `Ok(())` if `values` holds exactly `dim` finite, non-negative values (one per row of
+/// the joint named `constraint`).
+///
+/// # Errors
+/// [`XpbdError::InvalidJoint`] (`field`, with `reason`) for a wrong count; otherwise
+/// `bad(constraint, row, value)` for the first negative or non-finite row.
+pub(super) fn checked_rows<T: Real>(
+    values: &[T],
+    dim: usize,
+    constraint: &str,
+    field: &'static str,
+    reason: &'static str,
+    bad: impl FnOnce(String, usize, f64) -> XpbdError,
+) -> Result<(), XpbdError> {
+    if values.len() != dim {
+        return Err(XpbdError::InvalidJoint {
+            field,
+            value: format!("{} values for '{constraint}'", values.len()),
+            reason,
+        });
+    }
+    match values
+        .iter()
+        .enumerate()
+        .find(|(_, &x)| !(x.is_finite() && x >= T::zero()))
+    {
+        Some((row, &x)) => Err(bad(constraint.to_string(), row, x.to_f64())),
+        None => Ok(()),
     }
 }
 
