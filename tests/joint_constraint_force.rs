@@ -2,7 +2,9 @@
 //! `Constraint::evaluate`'s gradient blocks: every joint kind (fixed, revolute,
 //! spherical, prismatic), two bodies and both one-sided variants, in all four
 //! combinations SO3Matrix/UnitQuaternion × f32/f64, at random poses, joint frames and
-//! multipliers.
+//! multipliers; and a user-defined [`JointKind`] that writes its rows through
+//! [`JointRows::push`] (dense 3×6 blocks) rather than the structured form the shipped
+//! kinds use.
 //!
 //! # Tolerance
 //! Both paths form the same products g_jc·λ_j of the same gradient entries and add them
@@ -11,7 +13,10 @@
 //! of a reordered sum of at most 6 terms with room to spare, and no more (a wrong row,
 //! side or sign is off by a multiple of |g_jc λⱼ| itself).
 
-use lie_xpbd::joint::{Fixed, JointFrame, Prismatic, Revolute, Spherical};
+use lie_xpbd::joint::{
+    Fixed, JointFrame, JointKind, JointKinematics, JointRows, Prismatic, Revolute, Spherical,
+    VectorJoint,
+};
 use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::xpbd::{Body, BodyId, Constraint, ConstraintEval, MAX_BODIES};
@@ -144,6 +149,20 @@ fn check<T: Real, G: LieGroup<T>>(c_: &dyn Constraint<T, G>, bodies: &[Body<T, G
     }
 }
 
+/// A user-defined kind: the fixed joint's six rows, written through
+/// [`JointRows::push`] from the dense gradient blocks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PushedFixed;
+
+impl JointKind for PushedFixed {
+    const NAME: &'static str = "pushed_fixed";
+    const DIM: usize = 6;
+    fn write<T: Real, G: LieGroup<T>>(k: &JointKinematics<T, G>, rows: &mut JointRows<'_, T>) {
+        rows.push(k.position_error_gradient(), 0..3);
+        rows.push(k.rotation_error_gradient(), 0..3);
+    }
+}
+
 fn all_kinds<T: Real, G: LieGroup<T>>(case: &Case) {
     for world in [None, Some(0), Some(1)] {
         let (b, j) = joint::<T, G, _>(case, world, Fixed::new);
@@ -153,6 +172,8 @@ fn all_kinds<T: Real, G: LieGroup<T>>(case: &Case) {
         let (b, j) = joint::<T, G, _>(case, world, Spherical::new);
         check(&j, &b, &case.lambda);
         let (b, j) = joint::<T, G, _>(case, world, Prismatic::new);
+        check(&j, &b, &case.lambda);
+        let (b, j) = joint::<T, G, _>(case, world, VectorJoint::<T, G, PushedFixed>::new);
         check(&j, &b, &case.lambda);
     }
 }

@@ -64,15 +64,15 @@ impl<T: Real> JointRows<'_, T> {
     pub fn push(&mut self, (value, gradient): (Vector3<T>, [Block3<T>; 2]), src: Range<usize>) {
         let first = self.next;
         self.next += src.len();
-        let gradient = [&gradient[0], &gradient[1]];
+        let active = self.active;
         match &mut self.sink {
             Sink::Eval(out) => {
                 for (row, c) in (first..).zip(src) {
                     out.value[row] = value[c];
-                    for side in 0..2 {
-                        if self.active[side] {
+                    for (side, g) in gradient.iter().enumerate() {
+                        if active[side] {
                             for col in 0..6 {
-                                out.gradient[side][(row, col)] = gradient[side][(c, col)];
+                                out.gradient[side][(row, col)] = g[(c, col)];
                             }
                         }
                     }
@@ -81,10 +81,10 @@ impl<T: Real> JointRows<'_, T> {
             Sink::Force { lambda, force } => {
                 for (row, c) in (first..).zip(src) {
                     let l = lambda[row];
-                    for side in 0..2 {
-                        if self.active[side] {
+                    for (side, (g, f)) in gradient.iter().zip(force.iter_mut()).enumerate() {
+                        if active[side] {
                             for col in 0..6 {
-                                force[side][col] += gradient[side][(c, col)] * l;
+                                f[col] += g[(c, col)] * l;
                             }
                         }
                     }
