@@ -83,6 +83,11 @@ pub struct Body<T: Real, G: LieGroup<T>> {
     // increment after the prediction Exp(hΩ)), as a unit quaternion.
     correction: UnitQuaternion<T>,
     orientation_base: G,
+    // orientation_base widened to f64 and normalised there, for `pose_f64`; kept only
+    // where the f64 pose is used (Real::WIDE_CONSTRAINT_VALUES, f32), identity
+    // otherwise. Set with the base (`set_orientation_base`): the base changes only at a
+    // fold or a resync, while the f64 pose is read at every joint evaluation.
+    base_f64: nalgebra::UnitQuaternion<f64>,
     since_base: UnitQuaternion<T>,
     // The values last written to `position` and `orientation`, to notice a user's
     // change of the public fields between steps (the compensation then restarts).
@@ -219,6 +224,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             omega_step: z,
             correction: UnitQuaternion::identity(),
             orientation_base: orientation,
+            base_f64: wide_base(&orientation),
             since_base: UnitQuaternion::identity(),
             written_position: position,
             written_orientation: orientation,
@@ -336,6 +342,13 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         (self.predicted_position, self.predicted_orientation)
     }
 
+    /// Sets the base orientation of the compensated state, and its f64 form.
+    #[inline]
+    pub(super) fn set_orientation_base(&mut self, base: G) {
+        self.orientation_base = base;
+        self.base_f64 = wide_base(&base);
+    }
+
     /// The pose (p, R) in `f64` from the compensated state, for constraint values that
     /// must not carry the rounding of the stored pose ([`Real::WIDE_CONSTRAINT_VALUES`]):
     /// p = position + position_lo (exact in f64 for an f32 body) and
@@ -351,12 +364,29 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         };
         let q = if self.orientation == self.written_orientation {
             // Each factor normalised in f64: the f32 norm error (ε, a new one every
-            // substep) would otherwise scale rotated vectors by 1 ± ε.
-            unit_quaternion_f64(&self.orientation_base.to_quaternion())
-                * unit_quaternion_f64(self.since_base.quaternion())
+            // substep) would otherwise scale rotated vectors by 1 ± ε. The base's is
+            // kept from when the base was set.
+            let base = if T::WIDE_CONSTRAINT_VALUES {
+                debug_assert_eq!(self.base_f64, wide_base(&self.orientation_base));
+                self.base_f64
+            } else {
+                unit_quaternion_f64(&self.orientation_base.to_quaternion())
+            };
+            base * unit_quaternion_f64(self.since_base.quaternion())
         } else {
             unit_quaternion_f64(&self.orientation.to_quaternion())
         };
         (p, q)
+    }
+}
+
+/// `base` as a unit quaternion in f64, normalised there, where the f64 pose is used
+/// ([`Real::WIDE_CONSTRAINT_VALUES`]); the identity otherwise (never read).
+#[inline]
+fn wide_base<T: Real, G: LieGroup<T>>(base: &G) -> nalgebra::UnitQuaternion<f64> {
+    if T::WIDE_CONSTRAINT_VALUES {
+        unit_quaternion_f64(&base.to_quaternion())
+    } else {
+        nalgebra::UnitQuaternion::identity()
     }
 }

@@ -275,7 +275,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             self.written_position = self.position;
         }
         if self.orientation != self.written_orientation {
-            self.orientation_base = self.orientation;
+            self.set_orientation_base(self.orientation);
             self.since_base = UnitQuaternion::identity();
             self.written_orientation = self.orientation;
         }
@@ -300,10 +300,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         let v = self.since_base.imag();
         let limit = crate::lie::real::c::<T>(FOLD_SIN_HALF);
         if v.norm_squared() > limit * limit {
-            self.orientation_base = self
-                .orientation_base
-                .compose(&G::from_unit_quaternion_unchecked(&self.since_base))
-                .renormalize();
+            self.set_orientation_base(
+                self.orientation_base
+                    .compose(&G::from_unit_quaternion_unchecked(&self.since_base))
+                    .renormalize(),
+            );
             self.since_base = UnitQuaternion::identity();
             self.orientation = self.orientation_base;
         } else if compose {
