@@ -484,3 +484,29 @@ fn empty_run_gives_empty_collection() {
     let pvd = vtk.finish().unwrap();
     assert!(parse_pvd(&pvd).is_empty());
 }
+
+/// Regression: the frames and the collection were written with tempfile's mode 0600,
+/// unreadable by other users' viewers, while every other output is 0644 (less the
+/// umask). Compared with a file made by `File::create` in the same directory, so the
+/// process's umask applies to both.
+#[cfg(unix)]
+#[test]
+fn vtk_files_have_the_mode_of_other_outputs() {
+    use std::os::unix::fs::PermissionsExt;
+    let scene = Scene::from_toml(SHAPES_TOML, "shapes.toml").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path(), &scene, Scalar::F64, 2);
+    let reference = dir.path().join("reference");
+    std::fs::File::create(&reference).unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let want = mode(&reference);
+    for name in vtk_files(dir.path()) {
+        let path = dir.path().join(VTK_DIR).join(&name);
+        assert_eq!(
+            mode(&path),
+            want,
+            "{name}: mode {:o}, want {want:o}",
+            mode(&path)
+        );
+    }
+}

@@ -40,7 +40,7 @@ struct Cli {
 enum Command {
     /// Run a scene file (or a built-in scene name) and write its outputs.
     Run {
-        /// Scene file (TOML), or the name of a built-in scene (pendulum).
+        /// Scene file (TOML), or the name of a built-in scene (pendulum, rps).
         scene: String,
         #[command(flatten)]
         opts: RunCli,

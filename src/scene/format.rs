@@ -13,7 +13,7 @@
 //! dt = 1e-3           # s
 //! substeps = 1
 //! iterations = 1
-//! mode = "block"      # "block" (eq. 124) or "rows" (eq. 56)
+//! mode = "block"      # "block" (eq. 124), "rows" (eq. 56) or "scalar" (Section 5.1)
 //! joint_solve = "gauss_seidel"   # or "direct": all joints solved together
 //! gravity = [0.0, -9.81, 0.0]
 //!

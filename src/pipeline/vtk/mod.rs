@@ -474,11 +474,16 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), VtkError> {
         source,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .rand_bytes(TEMP_RANDOM_CHARS)
-        .tempfile_in(dir)
-        .map_err(err)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX).rand_bytes(TEMP_RANDOM_CHARS);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Like a file made by `File::create` (the umask still applies), not tempfile's
+        // 0600: the frames are for other users' viewers too.
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
     tmp.as_file().sync_all().map_err(err)?;
     persist(tmp, path).map_err(err)
