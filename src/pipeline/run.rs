@@ -364,16 +364,27 @@ pub fn run_scene(
         Ok::<_, OutputError>(())
     })();
     if let Some(e) = write_error.or(staged.err()) {
-        return Err(RunError::Write {
-            source: e,
-            summary: Box::new(summary),
-        });
+        return Err(write_failed(e, summary));
     }
-    out.commit().map_err(|e| RunError::Write {
-        source: e,
-        summary: Box::new(summary.clone()),
-    })?;
+    if let Err(e) = out.commit() {
+        return Err(write_failed(e, summary));
+    }
     Ok(summary)
+}
+
+/// The error of a run whose outputs could not all be written: its summary says so
+/// (status failed, with the write error), whatever the simulation loop ended with.
+fn write_failed(source: OutputError, mut summary: RunSummary) -> RunError {
+    if summary.status != RunStatus::Failed {
+        summary.status = RunStatus::Failed;
+        summary
+            .error
+            .get_or_insert_with(|| format!("writing the outputs failed: {source}"));
+    }
+    RunError::Write {
+        source,
+        summary: Box::new(summary),
+    }
 }
 
 fn finite(x: Option<f64>) -> Option<f64> {
