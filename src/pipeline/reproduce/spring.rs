@@ -19,9 +19,15 @@
 //! chain the middle body, which at rest lies on the wider coaxial helix of radius
 //! r θ/sin θ, [`crate::rod::RigidChainBuilder::from_rest_frames`]). The pre-buckling
 //! trend is the least-squares line of δ against c over c ≤ [`TREND_MAX_M`]; the buckling
-//! compression is the first c at which δ exceeds that line by [`THRESHOLD_M`] (1 % of
-//! the coil radius). `summary.json` also gives it for the thresholds of
-//! [`SENSITIVITY_M`], to show how much the choice matters.
+//! compression is the c from which on δ stays above that line by more than
+//! [`THRESHOLD_M`] (1 % of the coil radius) to the end of the run: the last upward
+//! crossing of the threshold, `null` if the last row is not above it
+//! ([`buckling_point`]). Buckling is the permanent departure from the trend: before
+//! it δ jitters about the trend and can poke above the threshold for a few rows (the
+//! quick 40-segment rigid chain did at 0.247 m, then fell back below until 0.31 m),
+//! which a first crossing would take for the buckling point. `summary.json` also
+//! gives it for the thresholds of [`SENSITIVITY_M`], to show how much the choice
+//! matters.
 //!
 //! Files in `DIR`, written whole when the study completes: `lateral.csv` (compression and
 //! δ per run, row by row), `lateral.png` (δ against c), `summary.json`
@@ -175,8 +181,13 @@ pub struct SpringReport {
     pub trend_max_m: f64,
 }
 
-/// (slope, intercept) of δ against c over c ≤ [`TREND_MAX_M`], and the first c at which
-/// δ exceeds the line by `threshold`.
+/// (slope, intercept) of δ against c over c ≤ [`TREND_MAX_M`] (m of δ per m of c, m),
+/// and the buckling compression, m: of the rows with c > [`TREND_MAX_M`], in order, the
+/// c of the first row of the final stretch of rows whose δ exceeds the line by more
+/// than `threshold` (m), i.e. the last upward crossing; `None` if the last row does
+/// not exceed it (or there is no row past the fit range). A row whose δ is NaN counts
+/// as not exceeding. `c` and `d` are the compressions and lateral displacements, row
+/// by row (equal lengths; extra entries of the longer are ignored).
 pub fn buckling_point(c: &[f64], d: &[f64], threshold: f64) -> (f64, f64, Option<f64>) {
     let pts: Vec<(f64, f64)> = c
         .iter()
@@ -191,11 +202,15 @@ pub fn buckling_point(c: &[f64], d: &[f64], threshold: f64) -> (f64, f64, Option
     let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
     let icpt = my - slope * mx;
-    let at = c
-        .iter()
-        .zip(d)
-        .find(|(x, y)| **x > TREND_MAX_M && **y - (icpt + slope * **x) > threshold)
-        .map(|(x, _)| *x);
+    // Walking back from the last row: the earliest row of the trailing stretch above.
+    let mut at = None;
+    for (x, y) in c.iter().zip(d).filter(|(x, _)| **x > TREND_MAX_M).rev() {
+        if *y - (icpt + slope * *x) > threshold {
+            at = Some(*x);
+        } else {
+            break;
+        }
+    }
     (slope, icpt, at)
 }
 
