@@ -37,7 +37,10 @@
 use super::super::files::OutputDir;
 use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
-use super::{check_seconds, invalid, read_columns, stage_chart, stage_summaries, ReproduceError};
+use super::{
+    check_seconds, invalid, read_columns, stage_chart, stage_summaries, Completeness,
+    ReproduceError,
+};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -149,7 +152,8 @@ pub struct SpringRun {
     pub discretization: String,
     /// Elements (rigid chain: segments).
     pub elements: usize,
-    /// Detected buckling compression at [`THRESHOLD_M`], m (`null`: not detected).
+    /// Detected buckling compression at [`THRESHOLD_M`], m (`null`: not detected, or
+    /// the run was interrupted: the detection needs the whole curve).
     pub buckling_compression_m: Option<f64>,
     /// |buckling compression − 0.32 m| / 0.32 m.
     pub rel_error_vs_theory: Option<f64>,
@@ -170,10 +174,14 @@ pub struct SpringRun {
 /// The contents of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SpringReport {
-    /// Every run.
+    /// How much of the study ran.
+    #[serde(flatten)]
+    pub completeness: Completeness,
+    /// Every run (an interrupted one with status `interrupted`, unless it recorded no
+    /// row).
     pub runs: Vec<SpringRun>,
     /// Largest |buckling compression − 0.32| / 0.32 over the runs (`null` if one was not
-    /// detected).
+    /// detected, or for a partial study).
     pub max_rel_error_vs_theory: Option<f64>,
     /// Threshold, m.
     pub threshold_m: f64,
@@ -230,6 +238,11 @@ pub fn reproduce_spring(
     opts.validate()?;
     let mut out = OutputDir::create(dir)?;
     out.check_targets(&["lateral.csv", "lateral.png", "summary.json", "summary.md"])?;
+    let mut completeness = Completeness::planned(
+        opts.configurations
+            .iter()
+            .map(|(key, _, _, elements)| format!("runs/{key}_{elements}")),
+    );
     let mut runs = Vec::new();
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     let n = opts.configurations.len();
@@ -274,6 +287,10 @@ pub fn reproduce_spring(
             mode: what.clone(),
             source: Box::new(e),
         })?;
+        completeness.ran(&format!("runs/{key}_{elements}"), summary.status);
+        if summary.status == RunStatus::Interrupted && summary.rows == 0 {
+            break;
+        }
         let nodes = scene.file().rods[0].node_count();
         let (mid, end) = ((nodes - 1) / 2, nodes - 1);
         let cols = [
@@ -288,10 +305,18 @@ pub fn reproduce_spring(
         let (x0, y0) = rows.first().map_or((0.0, 0.0), |r| (r[0], r[1]));
         let c: Vec<f64> = rows.iter().map(|r| REST_LENGTH_M - r[2]).collect();
         let d: Vec<f64> = rows.iter().map(|r| (r[0] - x0).hypot(r[1] - y0)).collect();
+        // An interrupted curve ends early: its last crossing is not the buckling point.
+        let whole = summary.status != RunStatus::Interrupted;
         let (slope, _, at) = buckling_point(&c, &d, THRESHOLD_M);
+        let at = at.filter(|_| whole);
         let sensitivity = SENSITIVITY_M
             .iter()
-            .map(|&t| (format!("{t}"), buckling_point(&c, &d, t).2))
+            .map(|&t| {
+                (
+                    format!("{t}"),
+                    buckling_point(&c, &d, t).2.filter(|_| whole),
+                )
+            })
             .collect();
         runs.push(SpringRun {
             discretization: key.clone(),
@@ -310,8 +335,10 @@ pub fn reproduce_spring(
     let max_rel_error_vs_theory = runs
         .iter()
         .map(|r| r.rel_error_vs_theory)
-        .try_fold(0.0f64, |m, e| e.map(|e| m.max(e)));
+        .try_fold(0.0f64, |m, e| e.map(|e| m.max(e)))
+        .filter(|_| completeness.complete);
     let report = SpringReport {
+        completeness,
         runs,
         max_rel_error_vs_theory,
         threshold_m: THRESHOLD_M,
@@ -346,12 +373,13 @@ fn opt(x: Option<f64>) -> String {
 
 /// `summary.md`: the criterion and the table of runs.
 pub fn markdown(r: &SpringReport) -> String {
-    let mut s = String::from("# Helical spring buckling (Section 9.4, Figure 15)\n\n");
+    let mut s = r.completeness.banner();
+    s.push_str("# Helical spring buckling (Section 9.4, Figure 15)\n\n");
     s.push_str(&format!(
         "Buckling: lateral displacement of the middle node above its linear trend (fitted over compression ≤ {} m) by {} m. Theory: {} m. Largest relative deviation: {}\n\n",
         r.trend_max_m, r.threshold_m, THEORY_M, opt(r.max_rel_error_vs_theory)
     ));
-    s.push_str("| discretization | elements | buckling compression, m | rel. to 0.32 m | at 0.5 / 2 / 5 mm, m | final lateral, m | step, ms |\n|---|---|---|---|---|---|---|\n");
+    s.push_str("| discretization | elements | buckling compression, m | rel. to 0.32 m | at 0.5 / 2 / 5 mm, m | final lateral, m | step, ms | status |\n|---|---|---|---|---|---|---|---|\n");
     for x in &r.runs {
         let at: Vec<String> = SENSITIVITY_M
             .iter()
@@ -364,14 +392,15 @@ pub fn markdown(r: &SpringReport) -> String {
             })
             .collect();
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.4} | {:.3} |\n",
+            "| {} | {} | {} | {} | {} | {:.4} | {:.3} | {:?} |\n",
             x.discretization,
             x.elements,
             opt(x.buckling_compression_m),
             opt(x.rel_error_vs_theory),
             at.join(" / "),
             x.final_lateral_m,
-            x.step_ms
+            x.step_ms,
+            x.status
         ));
     }
     s
