@@ -26,8 +26,9 @@
 //! For the `rps` runs also the largest angle between the plate normal and its
 //! prescribed direction after the first 0.1 s (rad), from `states.csv`.
 //!
-//! Files in `DIR`, written whole when the study completes: `summary.json` (keyed
-//! `{scene: {run: {...}}}` with the run keys of [`RUNS`], see [`ModeResult`]),
+//! Files in `DIR`, written whole at the end of the study (also when interrupted: then
+//! marked partial, [`Completeness`]): `summary.json` (the [`Completeness`] fields and,
+//! keyed `{scene: {run: {...}}}` with the run keys of [`RUNS`], see [`ModeResult`]),
 //! `summary.md` (the table and the ratios of the modes' medians, with and without the
 //! pass), and per scene `SCENE_primal.png` and
 //! `SCENE_constraint.png`: the residual of every mode against time on a log axis.

@@ -25,7 +25,8 @@
 //! [`ROUNDOFF_FLOOR`] (below it the error is the reference's and the rest state's
 //! round-off, not the discretization's).
 //!
-//! Files in `DIR`, written whole when the study completes: `runs.csv` (one row per
+//! Files in `DIR`, written whole at the end of the study (an interrupted one is marked
+//! partial, [`super::Completeness`]): `runs.csv` (one row per
 //! run), `summary.json` ([`CantileverReport`]: `orders`, `runs`, the reference, the
 //! residual histories), `summary.md`, `error_vs_dof.png` and `error_vs_step_time.png`
 //! (tip error on a log axis against log10 of the degrees of freedom, and of the time

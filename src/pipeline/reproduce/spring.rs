@@ -29,7 +29,8 @@
 //! gives it for the thresholds of [`SENSITIVITY_M`], to show how much the choice
 //! matters.
 //!
-//! Files in `DIR`, written whole when the study completes: `lateral.csv` (compression and
+//! Files in `DIR`, written whole at the end of the study (an interrupted one is marked
+//! partial, [`super::Completeness`]): `lateral.csv` (compression and
 //! δ per run, row by row), `lateral.png` (δ against c), `summary.json`
 //! ([`SpringReport`]: `runs` with `discretization, elements, buckling_compression_m,
 //! step_ms`) and `summary.md`.
