@@ -4,6 +4,7 @@
 
 mod cli_common;
 use cli_common::run;
+use lie_xpbd::pipeline::reproduce::spring::{buckling_point, THRESHOLD_M, TREND_MAX_M};
 use serde_json::Value;
 
 fn reproduce(args: &[&str]) -> Value {
@@ -63,4 +64,52 @@ fn spring_buckles_near_theory() {
         );
         assert!(e < 0.15, "{r}");
     }
+}
+
+/// A synthetic lateral displacement, one row per mm of compression: a linear trend
+/// (0.01 m per m) with a ±0.3 mm jitter, a blip 1.6 mm above the trend over
+/// 0.247–0.249 m, back below, then a permanent departure (1.5 mm above, growing) from
+/// `onset` m on, if any.
+fn jittery_curve(onset: Option<f64>) -> (Vec<f64>, Vec<f64>) {
+    let c: Vec<f64> = (0..=500).map(|k| k as f64 * 1e-3).collect();
+    let d = c
+        .iter()
+        .map(|&x| {
+            let mut y = 0.01 * x + 3e-4 * (x * 2000.0).sin();
+            if (0.2465..0.2495).contains(&x) {
+                y += 1.6e-3;
+            }
+            if let Some(o) = onset {
+                if x >= o - 1e-9 {
+                    y += 1.5e-3 + 0.05 * (x - o);
+                }
+            }
+            y
+        })
+        .collect();
+    (c, d)
+}
+
+/// Regression: the quick rigid chain's buckling point was 0.247 m (theory 0.32 m)
+/// because the detector took the first upward crossing of the threshold, a jitter
+/// below the buckling. It must be the last upward crossing, the start of the departure
+/// that lasts to the end.
+#[test]
+fn buckling_point_is_the_last_upward_crossing_of_a_jittery_curve() {
+    const { assert!(TREND_MAX_M < 0.247 && THRESHOLD_M < 1.5e-3) };
+    let (c, d) = jittery_curve(Some(0.31));
+    let (slope, _, at) = buckling_point(&c, &d, THRESHOLD_M);
+    // The fit over c <= 0.15 m sees the trend plus the jitter: slope 0.00994 (computed
+    // by hand from the same rows). Within 1e-3 of 0.01 the line moves by at most
+    // 0.5 mm at c = 0.5 m, so the ±0.3 mm jitter stays below the 1 mm threshold and
+    // only the blip and the departure cross it.
+    assert!((slope - 0.01).abs() < 1e-3, "slope {slope}");
+    // Rows are exact multiples of 1 mm; the onset row is c = 0.310 m (0.31 as the
+    // float 310·1e-3).
+    assert_eq!(at, Some(c[310]), "detected at {at:?}");
+    // The blip alone is crossed upward and back: not a buckling point.
+    let (c, d) = jittery_curve(None);
+    assert_eq!(buckling_point(&c, &d, THRESHOLD_M).2, None);
+    // No row past the fit range: nothing to detect.
+    assert_eq!(buckling_point(&c[..100], &d[..100], THRESHOLD_M).2, None);
 }

@@ -570,3 +570,43 @@ fn orientation_that_is_not_a_rotation_is_rejected() {
         Err(XpbdError::NotARotation(_))
     ));
 }
+
+/// Regression: after a step that returned `Diverged`, `residuals()` gave a finite
+/// constraint residual (0: the pin acts on a second, finite body, and no row touches
+/// the diverged one) and a primal residual from the finite parts. Both must be NaN.
+fn residuals_after_divergence<T: Real, G: LieGroup<T>>() {
+    let (mut w, _) = one_body_world::<T, G>(SolveMode::Block, T::zero());
+    let free = w
+        .add_body(
+            Body::dynamic(
+                T::one(),
+                Vector3::repeat(T::one()),
+                Vector3::zeros(),
+                G::identity(),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    w.step().unwrap();
+    let before = w.residuals();
+    assert!(before.primal.to_f64().is_finite() && before.constraint.to_f64().is_finite());
+    w.body_mut(free).unwrap().force = Vector3::new(T::cast(f64::INFINITY), T::zero(), T::zero());
+    assert!(matches!(w.step(), Err(XpbdError::Diverged { body: 1, .. })));
+    let r = w.residuals();
+    let (primal, constraint) = (r.primal.to_f64(), r.constraint.to_f64());
+    assert!(primal.is_nan(), "primal residual {primal} after divergence");
+    assert!(
+        constraint.is_nan(),
+        "constraint residual {constraint} after divergence"
+    );
+}
+
+#[test]
+fn residuals_are_nan_after_divergence_matrix_f64() {
+    residuals_after_divergence::<f64, SO3Matrix<f64>>();
+}
+
+#[test]
+fn residuals_are_nan_after_divergence_quaternion_f32() {
+    residuals_after_divergence::<f32, UnitQuaternion<f32>>();
+}

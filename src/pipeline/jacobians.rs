@@ -122,7 +122,7 @@ pub fn check_world<T: Real, G: LieGroup<T>>(
 /// Random states checked between two looks at the interrupt flag.
 const STATES_PER_CHUNK: usize = 64;
 
-/// As [`check_world`], looking at `interrupt` every 64 random states (`STATES_PER_CHUNK`):
+/// As [`check_world`], looking at `interrupt` every `STATES_PER_CHUNK` (64) random states:
 /// once it is set, the constraint being checked keeps the states checked so far
 /// ([`GradientCheck::states_checked`] says how many) and no further constraint is
 /// checked. Returns the entries and whether it was interrupted. Uninterrupted, the

@@ -26,8 +26,9 @@
 //! For the `rps` runs also the largest angle between the plate normal and its
 //! prescribed direction after the first 0.1 s (rad), from `states.csv`.
 //!
-//! Files in `DIR`, written whole when the study completes: `summary.json` (keyed
-//! `{scene: {run: {...}}}` with the run keys of [`RUNS`], see [`ModeResult`]),
+//! Files in `DIR`, written whole at the end of the study (also when interrupted: then
+//! marked partial, [`Completeness`]): `summary.json` (the [`Completeness`] fields and,
+//! keyed `{scene: {run: {...}}}` with the run keys of [`RUNS`], see [`ModeResult`]),
 //! `summary.md` (the table and the ratios of the modes' medians, with and without the
 //! pass), and per scene `SCENE_primal.png` and
 //! `SCENE_constraint.png`: the residual of every mode against time on a log axis.
@@ -73,6 +74,79 @@ pub const BLOWUP_RESIDUAL: f64 = 1.0;
 
 /// The rps normal error is reported after this start-up time, s.
 pub const RPS_SETTLE_S: f64 = 0.1;
+
+/// How much of a study ran, at the top of every study's `summary.json` (flattened into
+/// its report) and, when partial, as the first line of its `summary.md`
+/// ([`Completeness::banner`]). Runs are named by their folder relative to the study's
+/// `DIR` (e.g. `pendulum_block`, `runs/linear_4`).
+///
+/// A study interrupted by Ctrl-C (the `interrupt` flag) stops after its current step:
+/// that run is `interrupted_run` (its folder holds the steps taken), the runs before it
+/// are `finished_runs` (their data are kept and summarised), and the runs never started
+/// are `not_run`. Aggregates over runs (fitted orders, ratios, largest errors) are then
+/// left out (`null`) or flagged as partial in the study's summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Completeness {
+    /// Whether every planned run ran to its end (completed or diverged).
+    pub complete: bool,
+    /// The run that was cut short by the interrupt, if any.
+    pub interrupted_run: Option<String>,
+    /// The runs that ran to their end, in order.
+    pub finished_runs: Vec<String>,
+    /// The planned runs never started, in order.
+    pub not_run: Vec<String>,
+}
+
+impl Completeness {
+    /// A study that will run `planned` (none run yet).
+    pub(crate) fn planned(planned: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            complete: false,
+            interrupted_run: None,
+            finished_runs: Vec::new(),
+            not_run: planned.into_iter().collect(),
+        }
+    }
+
+    /// Records that run `name` ended with `status` (an interrupted one is the
+    /// interrupted run, any other status finished it).
+    pub(crate) fn ran(&mut self, name: &str, status: RunStatus) {
+        self.not_run.retain(|n| n != name);
+        if status == RunStatus::Interrupted {
+            self.interrupted_run = Some(name.to_string());
+        } else {
+            self.finished_runs.push(name.to_string());
+        }
+        self.complete = self.interrupted_run.is_none() && self.not_run.is_empty();
+    }
+
+    /// Whether run `name` ran to its end.
+    pub fn finished(&self, name: &str) -> bool {
+        self.finished_runs.iter().any(|n| n == name)
+    }
+
+    /// The first line of a partial study's `summary.md` (empty for a complete one).
+    pub fn banner(&self) -> String {
+        if self.complete {
+            return String::new();
+        }
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        format!(
+            "> **PARTIAL RESULT: the study was interrupted.** Interrupted run: {}. Finished runs ({}): {}. Not run ({}): {}. The tables below hold the runs made; aggregates over runs are left out or marked partial, and none of it is the study's result.\n\n",
+            self.interrupted_run.as_deref().unwrap_or("none"),
+            self.finished_runs.len(),
+            list(&self.finished_runs),
+            self.not_run.len(),
+            list(&self.not_run),
+        )
+    }
+}
 
 /// What `reproduce rigid` runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,8 +204,17 @@ pub struct ModeResult {
     pub max_normal_error_rad: Option<f64>,
 }
 
-/// `{scene: {run: result}}` (run keys of [`RUNS`]), the contents of `summary.json`.
-pub type RigidReport = BTreeMap<String, BTreeMap<String, ModeResult>>;
+/// The contents of `summary.json`: the [`Completeness`] fields, then
+/// `{scene: {run: result}}` (run keys of [`RUNS`]) at the top level.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RigidReport {
+    /// How much of the study ran (folders `SCENE_RUN`).
+    #[serde(flatten)]
+    pub completeness: Completeness,
+    /// `{scene: {run: result}}`; a run interrupted before its first row is left out.
+    #[serde(flatten)]
+    pub scenes: BTreeMap<String, BTreeMap<String, ModeResult>>,
+}
 
 /// Why `reproduce rigid` failed.
 #[derive(Debug, Error)]
@@ -380,7 +463,7 @@ fn analyse(
             None
         });
     let max_normal_error_rad = if scene == "rps" {
-        Some(rps_normal_error(dir)?)
+        rps_normal_error(dir)?
     } else {
         None
     };
@@ -400,15 +483,17 @@ fn analyse(
 }
 
 /// Largest angle between the plate normal (from the plate's rotation vector in
-/// `states.csv`) and the prescribed normal after [`RPS_SETTLE_S`], rad.
-fn rps_normal_error(dir: &Path) -> Result<f64, ReproduceError> {
+/// `states.csv`) and the prescribed normal after [`RPS_SETTLE_S`], rad; `None` if no
+/// row is past it (a run interrupted early).
+fn rps_normal_error(dir: &Path) -> Result<Option<f64>, ReproduceError> {
     let path = dir.join("states.csv");
     let rows = read_columns(&path, &["t", "plate_rx", "plate_ry", "plate_rz"])?;
-    let mut worst: f64 = 0.0;
+    let mut worst: Option<f64> = None;
     for r in rows.iter().filter(|r| r[0] > RPS_SETTLE_S) {
         let m = crate::lie::so3::exp_matrix(&nalgebra::Vector3::new(r[1], r[2], r[3]));
         let e = crate::scenes::rps::normal_error(&m, r[0]);
-        worst = worst.max(if e.is_nan() { f64::INFINITY } else { e });
+        let e = if e.is_nan() { f64::INFINITY } else { e };
+        worst = Some(worst.map_or(e, |w| w.max(e)));
     }
     Ok(worst)
 }
@@ -438,7 +523,12 @@ pub fn reproduce_rigid(
         names.push(format!("{s}_constraint.png"));
     }
     dir.check_targets(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
-    let mut report = RigidReport::new();
+    let mut completeness = Completeness::planned(
+        scenes
+            .iter()
+            .flat_map(|(s, _)| RUNS.iter().map(move |(key, _, _)| format!("{s}_{key}"))),
+    );
+    let mut report = BTreeMap::new();
     let total = scenes.len() * RUNS.len();
     let mut k = 0;
     'all: for (scene_name, seconds) in scenes {
@@ -463,14 +553,23 @@ pub fn reproduce_rigid(
                     mode: key.into(),
                     source: Box::new(source),
                 })?;
+            completeness.ran(&format!("{scene_name}_{key}"), summary.status);
+            if summary.status == RunStatus::Interrupted && summary.rows == 0 {
+                // Nothing recorded: nothing to analyse (its folder says so).
+                continue;
+            }
             let result = analyse(&run_dir, scene_name, &summary)?;
             report
                 .entry(scene_name.to_string())
-                .or_default()
+                .or_insert_with(BTreeMap::new)
                 .insert(key.to_string(), result);
         }
         plots(&mut dir, out, scene_name, report.get(scene_name))?;
     }
+    let report = RigidReport {
+        completeness,
+        scenes: report,
+    };
     dir.stage_json("summary.json", &report)?;
     dir.stage_bytes("summary.md", markdown(&report, opts).as_bytes())?;
     dir.commit()?;
@@ -497,8 +596,13 @@ fn plots(
             let path = out.join(format!("{scene}_{mode}")).join("residuals.csv");
             let mut s =
                 series_from_csv(&path, "t", &[column], 4000).map_err(|e| read_err(&path, e))?;
+            let interrupted = runs[mode].status == RunStatus::Interrupted;
             for x in &mut s {
-                x.label = mode.to_string();
+                x.label = if interrupted {
+                    format!("{mode} (interrupted)")
+                } else {
+                    mode.to_string()
+                };
             }
             series.extend(s);
         }
@@ -529,14 +633,15 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> String {
 
 /// The Markdown summary of a report.
 pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
-    let mut s = String::from("# Rigid-body results (Section 9.1, Figure 12, Table 1)\n\n");
+    let mut s = report.completeness.banner();
+    s += "# Rigid-body results (Section 9.1, Figure 12, Table 1)\n\n";
     s += &format!(
         "Pendulum {} s, 3-RPS {} s; {} rotations in {}. Residuals (51)–(52) after every step; medians are exact over the recorded steps.\n\n",
         opts.pendulum_seconds, opts.rps_seconds, opts.rotation, opts.scalar
     );
     s += "The shipped scenes turn on the primal correction pass (`solver.primal_correction`: after the projections, every body moves by −𝓜⁻¹r, r the residual of (51) at the end state); it never acts on the normed joints of `scalar` mode, whose gradients jump at C = 0. `block_uncorrected` and `rows_uncorrected` are the paper's plain XPBD step.\n\n";
     s += "| scene | run | primal correction | median primal 0–15 s | median constraint 0–15 s | median primal | median constraint | blow-up (s) | apart > 1e-2 (s) | µs/substep | status |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for (scene, runs) in report {
+    for (scene, runs) in &report.scenes {
         for (mode, _, _) in RUNS {
             let Some(r) = runs.get(mode) else { continue };
             s += &format!(
@@ -554,12 +659,22 @@ pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
         }
     }
     s += "\n## Ratios of the medians over 0–15 s\n\n| scene | block, rows | primal scalar/block | primal rows/block | constraint scalar/block | constraint rows/block | µs block/scalar |\n|---|---|---|---|---|---|---|\n";
-    for (scene, runs) in report {
+    s += if report.completeness.complete {
+        ""
+    } else {
+        "Partial study: ratios involving an interrupted run are left out (–).\n\n"
+    };
+    for (scene, runs) in &report.scenes {
         for (block, rows, label) in [
             ("block", "rows", "as the scene sets"),
             ("block_uncorrected", "rows_uncorrected", "uncorrected"),
         ] {
-            let get = |m: &str, f: fn(&ModeResult) -> Option<f64>| runs.get(m).and_then(f);
+            // An interrupted run's medians cover part of its duration: no ratio.
+            let get = |m: &str, f: fn(&ModeResult) -> Option<f64>| {
+                runs.get(m)
+                    .filter(|r| r.status != RunStatus::Interrupted)
+                    .and_then(f)
+            };
             s += &format!(
                 "| {scene} | {label} | {} | {} | {} | {} | {} |\n",
                 ratio(
@@ -585,7 +700,7 @@ pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
             );
         }
     }
-    if let Some(runs) = report.get("rps") {
+    if let Some(runs) = report.scenes.get("rps") {
         s += "\n## 3-RPS: plate normal against its prescribed direction after 0.1 s\n\n";
         for (mode, _, _) in RUNS {
             if let Some(r) = runs.get(mode) {

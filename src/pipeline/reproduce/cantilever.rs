@@ -25,7 +25,8 @@
 //! [`ROUNDOFF_FLOOR`] (below it the error is the reference's and the rest state's
 //! round-off, not the discretization's).
 //!
-//! Files in `DIR`, written whole when the study completes: `runs.csv` (one row per
+//! Files in `DIR`, written whole at the end of the study (an interrupted one is marked
+//! partial, [`super::Completeness`]): `runs.csv` (one row per
 //! run), `summary.json` ([`CantileverReport`]: `orders`, `runs`, the reference, the
 //! residual histories), `summary.md`, `error_vs_dof.png` and `error_vs_step_time.png`
 //! (tip error on a log axis against log10 of the degrees of freedom, and of the time
@@ -37,7 +38,7 @@ use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
 use super::{
     check_seconds, invalid, option_message, read_columns, read_err, stage_chart, stage_summaries,
-    ReproduceError,
+    Completeness, ReproduceError,
 };
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
@@ -169,8 +170,9 @@ pub struct CantileverRun {
     pub elements: usize,
     /// Degrees of freedom: 6 per dynamic node (body).
     pub dof: usize,
-    /// |p_tip − p_ref| at the end of the run, m.
-    pub tip_error_m: f64,
+    /// |p_tip − p_ref| at the end of the run, m (`null` without a finished reference,
+    /// or for an interrupted run, whose end is not the study's time).
+    pub tip_error_m: Option<f64>,
     /// Time per step, ms (the steps alone).
     pub step_ms: f64,
     /// The tip position at the end, m, world frame.
@@ -203,17 +205,26 @@ pub struct ResidualHistory {
 /// The contents of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CantileverReport {
+    /// How much of the study ran.
+    #[serde(flatten)]
+    pub completeness: Completeness,
     /// Fitted order per discretization (`null` with fewer than two points above the
-    /// round-off floor).
+    /// round-off floor, or if not every run of that discretization finished).
     pub orders: BTreeMap<String, Option<f64>>,
+    /// For a partial study: the fit over the finished runs of each discretization whose
+    /// sweep is incomplete (not the study's order: fewer counts than planned).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub partial_orders: BTreeMap<String, Option<f64>>,
     /// Runs used in each fit.
     pub order_points: BTreeMap<String, usize>,
     /// Every run, in sweep order.
     pub runs: Vec<CantileverRun>,
-    /// The reference run (its `tip_error_m` is 0).
-    pub reference: CantileverRun,
+    /// The reference run (its `tip_error_m` is 0); `null` if it was interrupted before
+    /// its first row. An interrupted reference gives no tip errors.
+    pub reference: Option<CantileverRun>,
     /// Whether the linear rod's tip error is below the rigid chain's at every element
-    /// count both were run with (equal degrees of freedom); `null` if none.
+    /// count both were run with (equal degrees of freedom); `null` if none, or if
+    /// either sweep is incomplete.
     pub linear_beats_rigid_chain_at_equal_dof: Option<bool>,
     /// The residuals of the coarsest run of each discretization over time.
     pub residuals: BTreeMap<String, ResidualHistory>,
@@ -289,7 +300,7 @@ fn run_one(
     every: u64,
     opts: &CantileverOptions,
     interrupt: &AtomicBool,
-) -> Result<(CantileverRun, ResidualHistory), ReproduceError> {
+) -> Result<Option<(CantileverRun, ResidualHistory)>, ReproduceError> {
     let scene = scene_for(disc, order, elements, every, opts.seconds)?;
     let folder = format!("runs/{key}_{elements}");
     let run_opts = RunOptions {
@@ -304,6 +315,10 @@ fn run_one(
         mode: format!("{key} {elements}"),
         source: Box::new(e),
     })?;
+    if summary.status == RunStatus::Interrupted && summary.rows == 0 {
+        // Interrupted before its first row: nothing to read back.
+        return Ok(None);
+    }
     let rod = &scene.file().rods[0];
     let nodes = rod.node_count();
     let tip = nodes - 1;
@@ -339,12 +354,12 @@ fn run_one(
     };
     let fixed = (0..nodes).filter(|&k| rod.is_fixed(k)).count();
     let ends = |v: &Vec<f64>| [v.first().copied(), v.last().copied()];
-    Ok((
+    Ok(Some((
         CantileverRun {
             discretization: key.into(),
             elements,
             dof: 6 * (nodes - fixed),
-            tip_error_m: 0.0,
+            tip_error_m: None,
             step_ms: summary.time_per_substep_us * summary.settings.substeps as f64 / 1e3,
             tip_m,
             final_max_speed,
@@ -354,7 +369,7 @@ fn run_one(
             folder,
         },
         history,
-    ))
+    )))
 }
 
 /// Least-squares slope of log(error) against log(1/elements) over the runs above the
@@ -404,52 +419,101 @@ pub fn reproduce_cantilever(
         .iter()
         .map(|(k, _, _)| opts.counts(k).len())
         .sum::<usize>();
-    progress(
-        0,
-        total,
-        &format!("reference: cubic, {} elements", opts.reference_elements),
+    let folder = |key: &str, n: usize| format!("runs/{key}_{n}");
+    let mut completeness = Completeness::planned(
+        std::iter::once(folder("reference_cubic", opts.reference_elements)).chain(
+            DISCRETIZATIONS
+                .iter()
+                .flat_map(|(key, _, _)| opts.counts(key).iter().map(move |&n| folder(key, n))),
+        ),
     );
-    let (mut reference, _) = run_one(
-        dir,
-        "reference_cubic",
-        "fem",
-        3,
-        opts.reference_elements,
-        100,
-        opts,
-        interrupt,
-    )?;
-    reference.discretization = "cubic".into();
-    let p_ref = reference.tip_m;
+    let mut reference = None;
+    if !interrupt.load(Ordering::Relaxed) {
+        progress(
+            0,
+            total,
+            &format!("reference: cubic, {} elements", opts.reference_elements),
+        );
+        let run = run_one(
+            dir,
+            "reference_cubic",
+            "fem",
+            3,
+            opts.reference_elements,
+            100,
+            opts,
+            interrupt,
+        )?;
+        if let Some((mut r, _)) = run {
+            completeness.ran(&r.folder, r.status);
+            r.discretization = "cubic".into();
+            reference = Some(r);
+        } else {
+            completeness.ran(
+                &folder("reference_cubic", opts.reference_elements),
+                RunStatus::Interrupted,
+            );
+        }
+    }
+    // Tip errors only against a reference at the study's end time.
+    let p_ref = reference
+        .as_ref()
+        .filter(|r| r.status != RunStatus::Interrupted)
+        .map(|r| r.tip_m);
+    if let Some(r) = reference.as_mut() {
+        r.tip_error_m = p_ref.map(|_| 0.0);
+    }
     let mut runs = Vec::new();
     let mut residuals = BTreeMap::new();
     let mut k = 1;
-    for (key, disc, order) in DISCRETIZATIONS {
+    'sweep: for (key, disc, order) in DISCRETIZATIONS {
         for &n in opts.counts(key) {
             if interrupt.load(Ordering::Relaxed) {
-                break;
+                break 'sweep;
             }
             progress(k, total, &format!("{key}, {n} elements"));
             k += 1;
-            let (mut run, history) = run_one(dir, key, disc, order, n, 10, opts, interrupt)?;
-            run.tip_error_m = (0..3)
-                .map(|i| (run.tip_m[i] - p_ref[i]).powi(2))
-                .sum::<f64>()
-                .sqrt();
-            residuals.entry(key.to_string()).or_insert(history);
+            let Some((mut run, history)) = run_one(dir, key, disc, order, n, 10, opts, interrupt)?
+            else {
+                completeness.ran(&folder(key, n), RunStatus::Interrupted);
+                break 'sweep;
+            };
+            completeness.ran(&run.folder, run.status);
+            if run.status != RunStatus::Interrupted {
+                run.tip_error_m = p_ref.map(|p| {
+                    (0..3)
+                        .map(|i| (run.tip_m[i] - p[i]).powi(2))
+                        .sum::<f64>()
+                        .sqrt()
+                });
+                residuals.entry(key.to_string()).or_insert(history);
+            }
             runs.push(run);
         }
     }
     let mut orders = BTreeMap::new();
+    let mut partial_orders = BTreeMap::new();
     let mut order_points = BTreeMap::new();
+    // A discretization's sweep is whole when each of its counts finished.
+    let whole = |key: &str| {
+        opts.counts(key)
+            .iter()
+            .all(|&n| completeness.finished(&folder(key, n)))
+            && p_ref.is_some()
+    };
     for (key, _, _) in DISCRETIZATIONS {
         let pts: Vec<(usize, f64)> = runs
             .iter()
             .filter(|r| r.discretization == key)
-            .map(|r| (r.elements, r.tip_error_m))
+            .filter_map(|r| r.tip_error_m.map(|e| (r.elements, e)))
             .collect();
         let (o, used) = fitted_order(&pts);
-        orders.insert(key.to_string(), o);
+        if whole(key) {
+            orders.insert(key.to_string(), o);
+        } else {
+            orders.insert(key.to_string(), None);
+            partial_orders.insert(key.to_string(), o);
+        }
         order_points.insert(key.to_string(), used);
     }
     let pairs: Vec<bool> = runs
@@ -458,19 +522,23 @@ pub fn reproduce_cantilever(
         .filter_map(|l| {
             runs.iter()
                 .find(|r| r.discretization == "rigid_chain" && r.dof == l.dof)
-                .map(|c| l.tip_error_m < c.tip_error_m)
+                .and_then(|c| Some(l.tip_error_m? < c.tip_error_m?))
         })
         .collect();
     let report = CantileverReport {
-        orders,
-        order_points,
-        runs,
-        reference,
-        linear_beats_rigid_chain_at_equal_dof: if pairs.is_empty() {
+        linear_beats_rigid_chain_at_equal_dof: if pairs.is_empty()
+            || !(whole("linear") && whole("rigid_chain"))
+        {
             None
         } else {
             Some(pairs.iter().all(|&b| b))
         },
+        completeness,
+        orders,
+        partial_orders,
+        order_points,
+        runs,
+        reference,
         residuals,
         seconds: opts.seconds.unwrap_or(12.0),
         rotation: opts.rotation.name().into(),
@@ -483,20 +551,18 @@ pub fn reproduce_cantilever(
 
 fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), ReproduceError> {
     let mut csv = String::from(
-        "discretization,elements,dof,tip_error_m,step_ms,tip_x,tip_y,tip_z,final_max_speed,primal_first,primal_last,constraint_first,constraint_last\n",
+        "discretization,elements,dof,tip_error_m,step_ms,tip_x,tip_y,tip_z,final_max_speed,primal_first,primal_last,constraint_first,constraint_last,status\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v:e}"));
-    for run in std::iter::once(&r.reference).chain(&r.runs) {
+    let reference = r.reference.iter().map(|run| ("reference_cubic", run));
+    let others = r.runs.iter().map(|run| (run.discretization.as_str(), run));
+    for (label, run) in reference.chain(others) {
         csv.push_str(&format!(
-            "{},{},{},{:e},{},{:?},{:?},{:?},{:e},{},{},{},{}\n",
-            if std::ptr::eq(run, &r.reference) {
-                "reference_cubic"
-            } else {
-                &run.discretization
-            },
+            "{},{},{},{},{},{:?},{:?},{:?},{:e},{},{},{},{},{}\n",
+            label,
             run.elements,
             run.dof,
-            run.tip_error_m,
+            opt(run.tip_error_m),
             run.step_ms,
             run.tip_m[0],
             run.tip_m[1],
@@ -506,6 +572,10 @@ fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), Reprod
             opt(run.primal_residual[1]),
             opt(run.constraint_residual[0]),
             opt(run.constraint_residual[1]),
+            serde_json::to_value(run.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
         ));
     }
     out.stage_bytes("runs.csv", csv.as_bytes())?;
@@ -518,7 +588,7 @@ fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), Reprod
                     .runs
                     .iter()
                     .filter(|run| run.discretization == *key)
-                    .map(|run| (x(run).log10(), run.tip_error_m))
+                    .filter_map(|run| Some((x(run).log10(), run.tip_error_m?)))
                     .collect(),
             })
             .collect()
@@ -538,8 +608,13 @@ fn write_outputs(out: &mut OutputDir, r: &CantileverReport) -> Result<(), Reprod
     for (name, x_label, series) in charts {
         let spec = ChartSpec {
             title: format!(
-                "Cantilever (Section 9.2): tip error, reference cubic {}",
-                r.reference.elements
+                "Cantilever (Section 9.2): tip error, reference cubic {}{}",
+                r.reference.as_ref().map_or(0, |x| x.elements),
+                if r.completeness.complete {
+                    ""
+                } else {
+                    " (PARTIAL)"
+                }
             ),
             x_label: x_label.into(),
             y_label: "tip error, m".into(),
@@ -573,21 +648,32 @@ fn sci(x: Option<f64>) -> String {
 
 /// `summary.md`: the orders, the table of runs, the reference.
 pub fn markdown(r: &CantileverReport) -> String {
-    let mut s = String::from("# Cantilever convergence (Section 9.2, Figure 13)\n\n");
-    s.push_str(&format!(
-        "Reference: cubic rod of {} elements, tip ({:.12}, {:.12}, {:.3e}) m, final max speed {:.1e}. {} s per run, {} {}.\n\n",
-        r.reference.elements, r.reference.tip_m[0], r.reference.tip_m[1], r.reference.tip_m[2],
-        r.reference.final_max_speed, r.seconds, r.rotation, r.scalar
-    ));
+    let mut s = r.completeness.banner();
+    s.push_str("# Cantilever convergence (Section 9.2, Figure 13)\n\n");
+    match &r.reference {
+        Some(x) => s.push_str(&format!(
+            "Reference: cubic rod of {} elements{}, tip ({:.12}, {:.12}, {:.3e}) m, final max speed {:.1e}. {} s per run, {} {}.\n\n",
+            x.elements,
+            if x.status == RunStatus::Interrupted { " (INTERRUPTED: no tip errors)" } else { "" },
+            x.tip_m[0], x.tip_m[1], x.tip_m[2], x.final_max_speed, r.seconds, r.rotation, r.scalar
+        )),
+        None => s.push_str("Reference: not run (no tip errors).\n\n"),
+    }
     s.push_str("| discretization | fitted order | runs in fit |\n|---|---|---|\n");
     for (key, _, _) in DISCRETIZATIONS {
+        let order = match (
+            r.orders.get(key).copied().flatten(),
+            r.partial_orders.get(key),
+        ) {
+            (Some(o), _) => format!("{o:.2}"),
+            (None, Some(Some(o))) => {
+                format!("– (partial sweep: {o:.2} over the finished runs, not the order)")
+            }
+            (None, Some(None)) => "– (partial sweep)".into(),
+            (None, None) => "–".into(),
+        };
         s.push_str(&format!(
-            "| {key} | {} | {} |\n",
-            r.orders
-                .get(key)
-                .copied()
-                .flatten()
-                .map_or("–".into(), |o| format!("{o:.2}")),
+            "| {key} | {order} | {} |\n",
             r.order_points.get(key).copied().unwrap_or(0)
         ));
     }
@@ -596,20 +682,21 @@ pub fn markdown(r: &CantileverReport) -> String {
         r.linear_beats_rigid_chain_at_equal_dof
             .map_or("–".into(), |b| b.to_string())
     ));
-    s.push_str("| discretization | elements | DOF | tip error, m | step, ms | final max speed | primal first → last | constraint first → last |\n|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| discretization | elements | DOF | tip error, m | step, ms | final max speed | primal first → last | constraint first → last | status |\n|---|---|---|---|---|---|---|---|---|\n");
     for run in &r.runs {
         s.push_str(&format!(
-            "| {} | {} | {} | {:.3e} | {:.4} | {:.1e} | {} → {} | {} → {} |\n",
+            "| {} | {} | {} | {} | {:.4} | {:.1e} | {} → {} | {} → {} | {:?} |\n",
             run.discretization,
             run.elements,
             run.dof,
-            run.tip_error_m,
+            sci(run.tip_error_m),
             run.step_ms,
             run.final_max_speed,
             sci(run.primal_residual[0]),
             sci(run.primal_residual[1]),
             sci(run.constraint_residual[0]),
             sci(run.constraint_residual[1]),
+            run.status,
         ));
     }
     s

@@ -28,7 +28,10 @@ use super::super::files::OutputDir;
 use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
 use super::cantilever::last_row;
-use super::{check_seconds, read_columns, read_err, stage_chart, stage_summaries, ReproduceError};
+use super::{
+    check_seconds, read_columns, read_err, stage_chart, stage_summaries, Completeness,
+    ReproduceError,
+};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -126,7 +129,11 @@ pub struct Figure11Run {
 /// The contents of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Figure11Report {
-    /// Every run, in the order of [`RUNS`].
+    /// How much of the study ran.
+    #[serde(flatten)]
+    pub completeness: Completeness,
+    /// Every run, in the order of [`RUNS`] (an interrupted one with status
+    /// `interrupted`, unless it recorded no row).
     pub runs: Vec<Figure11Run>,
     /// Rotation representation.
     pub rotation: String,
@@ -150,6 +157,10 @@ pub fn reproduce_figure11(
     opts.validate()?;
     let mut out = OutputDir::create(dir)?;
     out.check_targets(&["tip_sag.csv", "tip_sag.png", "summary.json", "summary.md"])?;
+    let mut completeness = Completeness::planned(
+        RUNS.iter()
+            .map(|(solve, iterations)| format!("runs/{solve}_{iterations}")),
+    );
     let mut runs = Vec::new();
     let mut histories: Vec<Vec<(f64, f64)>> = Vec::new();
     for (k, (solve, iterations)) in RUNS.into_iter().enumerate() {
@@ -184,6 +195,10 @@ pub fn reproduce_figure11(
             mode: what.clone(),
             source: Box::new(e),
         })?;
+        completeness.ran(&format!("runs/{solve}_{iterations}"), summary.status);
+        if summary.status == RunStatus::Interrupted && summary.rows == 0 {
+            break;
+        }
         let tip = scene.file().rods[0].node_count() - 1;
         let states = folder.join("states.csv");
         let (px, py) = (format!("beam:{tip}_px"), format!("beam:{tip}_py"));
@@ -214,6 +229,7 @@ pub fn reproduce_figure11(
         histories.push(history);
     }
     let report = Figure11Report {
+        completeness,
         runs,
         rotation: opts.rotation.name().into(),
         scalar: opts.scalar.name().into(),
@@ -223,11 +239,17 @@ pub fn reproduce_figure11(
         csv.push_str(&format!(",{}_{}_sag_m", r.solve, r.iterations));
     }
     csv.push('\n');
-    let steps = histories.iter().map(Vec::len).min().unwrap_or(0);
-    for i in 0..steps {
-        csv.push_str(&format!("{:?}", histories[0][i].0));
+    // Every row of every run: a run that ended earlier (interrupted, diverged) has
+    // empty cells past its last row; t from the longest run (all share the scene's
+    // step and recording interval).
+    let longest = histories.iter().max_by_key(|h| h.len());
+    for (i, (t, _)) in longest.into_iter().flatten().enumerate() {
+        csv.push_str(&format!("{t:?}"));
         for h in &histories {
-            csv.push_str(&format!(",{:?}", h[i].1));
+            match h.get(i) {
+                Some((_, sag)) => csv.push_str(&format!(",{sag:?}")),
+                None => csv.push(','),
+            }
         }
         csv.push('\n');
     }
@@ -259,13 +281,14 @@ fn sci(x: Option<f64>) -> String {
 
 /// `summary.md`: the table of runs.
 pub fn markdown(r: &Figure11Report) -> String {
-    let mut s = String::from(
+    let mut s = r.completeness.banner();
+    s.push_str(
         "# Banded against Gauss-point projection (Figure 11)\n\n5 cubic elements, dt = 1e-2 s, one substep, Rayleigh damping 0.2 s.\n\n",
     );
-    s.push_str("| solve | iterations | tip sag at end, m | largest sag, m | tip x, m | final max speed | step, ms | primal | constraint | t, s |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| solve | iterations | tip sag at end, m | largest sag, m | tip x, m | final max speed | step, ms | primal | constraint | t, s | status |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for x in &r.runs {
         s.push_str(&format!(
-            "| {} | {} | {:.4} | {:.4} | {:.4} | {:.1e} | {:.4} | {} | {} | {} |\n",
+            "| {} | {} | {:.4} | {:.4} | {:.4} | {:.1e} | {:.4} | {} | {} | {} | {:?} |\n",
             x.solve,
             x.iterations,
             x.tip_sag_m,
@@ -275,7 +298,8 @@ pub fn markdown(r: &Figure11Report) -> String {
             x.step_ms,
             sci(x.primal_residual),
             sci(x.constraint_residual),
-            x.duration_s
+            x.duration_s,
+            x.status
         ));
     }
     s

@@ -33,7 +33,9 @@ use super::super::files::OutputDir;
 use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
 use super::cantilever::last_row;
-use super::{check_seconds, invalid, read_err, stage_chart, stage_summaries, ReproduceError};
+use super::{
+    check_seconds, invalid, read_err, stage_chart, stage_summaries, Completeness, ReproduceError,
+};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -157,12 +159,18 @@ pub struct ShearLockingRun {
 /// The contents of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ShearLockingReport {
-    /// Every run.
+    /// How much of the study ran.
+    #[serde(flatten)]
+    pub completeness: Completeness,
+    /// Every run (an interrupted one with status `interrupted`, unless it recorded no
+    /// row).
     pub runs: Vec<ShearLockingRun>,
-    /// Largest relative error of the reduced-integration quadratic and cubic runs.
-    pub max_rel_error_reduced_quadratic_cubic: f64,
-    /// Smallest relative error of the full-integration runs at the largest L/r.
-    pub min_rel_error_full_at_max_slenderness: f64,
+    /// Largest relative error of the reduced-integration quadratic and cubic runs
+    /// (`null` for a partial study).
+    pub max_rel_error_reduced_quadratic_cubic: Option<f64>,
+    /// Smallest relative error of the full-integration runs at the largest L/r (`null`
+    /// for a partial study).
+    pub min_rel_error_full_at_max_slenderness: Option<f64>,
 }
 
 /// E for slenderness `s` (module docs) and the length, (E in Pa, L in m, d in m).
@@ -194,13 +202,24 @@ pub fn reproduce_shear_locking(
     let mut out = OutputDir::create(dir)?;
     out.check_targets(&["runs.csv", "summary.json", "summary.md", "rel_error.png"])?;
     let total = opts.slenderness.len() * CONFIGURATIONS.len() * 2;
+    let folder_of =
+        |order: usize, integration: &str, s: f64| format!("runs/order{order}_{integration}_{s}");
+    let mut completeness = Completeness::planned(CONFIGURATIONS.iter().flat_map(|&(order, _)| {
+        ["reduced", "full"]
+            .into_iter()
+            .flat_map(move |integration| {
+                opts.slenderness
+                    .iter()
+                    .map(move |&s| folder_of(order, integration, s))
+            })
+    }));
     let mut runs = Vec::new();
     let mut k = 0;
-    for (order, elements) in CONFIGURATIONS {
+    'all: for (order, elements) in CONFIGURATIONS {
         for integration in ["reduced", "full"] {
             for &s in &opts.slenderness {
                 if interrupt.load(Ordering::Relaxed) {
-                    break;
+                    break 'all;
                 }
                 let what = format!("order {order}, {elements} el., {integration}, L/r = {s}");
                 progress(k, total, &what);
@@ -230,7 +249,8 @@ pub fn reproduce_shear_locking(
                     ("run.duration".to_string(), format!("{duration:?}")),
                 ];
                 scene.set_all(&set).map_err(err)?;
-                let folder = dir.join(format!("runs/order{order}_{integration}_{s}"));
+                let name = folder_of(order, integration, s);
+                let folder = dir.join(&name);
                 let run_opts = RunOptions {
                     rotation: opts.rotation,
                     scalar: opts.scalar,
@@ -244,6 +264,10 @@ pub fn reproduce_shear_locking(
                         mode: what.clone(),
                         source: Box::new(e),
                     })?;
+                completeness.ran(&name, summary.status);
+                if summary.status == RunStatus::Interrupted && summary.rows == 0 {
+                    break 'all;
+                }
                 let tip = scene.file().rods[0].node_count() - 1;
                 let states = folder.join("states.csv");
                 let (header, row) = last_row(&states)?;
@@ -272,17 +296,21 @@ pub fn reproduce_shear_locking(
         }
     }
     let max_s = opts.slenderness.iter().copied().fold(0.0f64, f64::max);
+    let complete = completeness.complete;
     let report = ShearLockingReport {
-        max_rel_error_reduced_quadratic_cubic: runs
-            .iter()
-            .filter(|r| r.order >= 2 && r.integration == "reduced")
-            .map(|r| r.rel_error)
-            .fold(0.0, f64::max),
-        min_rel_error_full_at_max_slenderness: runs
-            .iter()
-            .filter(|r| r.integration == "full" && r.slenderness == max_s)
-            .map(|r| r.rel_error)
-            .fold(f64::INFINITY, f64::min),
+        max_rel_error_reduced_quadratic_cubic: complete.then(|| {
+            runs.iter()
+                .filter(|r| r.order >= 2 && r.integration == "reduced")
+                .map(|r| r.rel_error)
+                .fold(0.0, f64::max)
+        }),
+        min_rel_error_full_at_max_slenderness: complete.then(|| {
+            runs.iter()
+                .filter(|r| r.integration == "full" && r.slenderness == max_s)
+                .map(|r| r.rel_error)
+                .fold(f64::INFINITY, f64::min)
+        }),
+        completeness,
         runs,
     };
     let mut csv = String::from("order,elements,integration,slenderness,length_m,youngs_modulus_pa,deflection_m,analytic_m,rel_error,final_max_speed\n");
@@ -330,15 +358,17 @@ pub fn reproduce_shear_locking(
 
 /// `summary.md`: the claims and the table of runs.
 pub fn markdown(r: &ShearLockingReport) -> String {
-    let mut s = String::from("# Shear locking (Section 9.3, Figure 14)\n\n");
+    let mut s = r.completeness.banner();
+    s.push_str("# Shear locking (Section 9.3, Figure 14)\n\n");
+    let agg = |x: Option<f64>| x.map_or("– (partial study)".into(), |v| format!("{v:.3e}"));
     s.push_str(&format!(
-        "Largest relative error, reduced integration, 1 quadratic / 1 cubic element: {:.3e}\n\nSmallest relative error, full integration, at the largest L/r: {:.3e}\n\n",
-        r.max_rel_error_reduced_quadratic_cubic, r.min_rel_error_full_at_max_slenderness
+        "Largest relative error, reduced integration, 1 quadratic / 1 cubic element: {}\n\nSmallest relative error, full integration, at the largest L/r: {}\n\n",
+        agg(r.max_rel_error_reduced_quadratic_cubic), agg(r.min_rel_error_full_at_max_slenderness)
     ));
-    s.push_str("| order | elements | integration | L/r | E, Pa | deflection, m | Timoshenko, m | rel. error | final max speed |\n|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| order | elements | integration | L/r | E, Pa | deflection, m | Timoshenko, m | rel. error | final max speed | status |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for x in &r.runs {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {:.4e} | {:.6e} | {:.6e} | {:.3e} | {:.1e} |\n",
+            "| {} | {} | {} | {} | {:.4e} | {:.6e} | {:.6e} | {:.3e} | {:.1e} | {:?} |\n",
             x.order,
             x.elements,
             x.integration,
@@ -347,7 +377,8 @@ pub fn markdown(r: &ShearLockingReport) -> String {
             x.deflection_m,
             x.analytic_m,
             x.rel_error,
-            x.final_max_speed
+            x.final_max_speed,
+            x.status
         ));
     }
     s

@@ -19,11 +19,18 @@
 //! chain the middle body, which at rest lies on the wider coaxial helix of radius
 //! r θ/sin θ, [`crate::rod::RigidChainBuilder::from_rest_frames`]). The pre-buckling
 //! trend is the least-squares line of δ against c over c ≤ [`TREND_MAX_M`]; the buckling
-//! compression is the first c at which δ exceeds that line by [`THRESHOLD_M`] (1 % of
-//! the coil radius). `summary.json` also gives it for the thresholds of
-//! [`SENSITIVITY_M`], to show how much the choice matters.
+//! compression is the c from which on δ stays above that line by more than
+//! [`THRESHOLD_M`] (1 % of the coil radius) to the end of the run: the last upward
+//! crossing of the threshold, `null` if the last row is not above it
+//! ([`buckling_point`]). Buckling is the permanent departure from the trend: before
+//! it δ jitters about the trend and can poke above the threshold for a few rows (the
+//! quick 40-segment rigid chain did at 0.247 m, then fell back below until 0.31 m),
+//! which a first crossing would take for the buckling point. `summary.json` also
+//! gives it for the thresholds of [`SENSITIVITY_M`], to show how much the choice
+//! matters.
 //!
-//! Files in `DIR`, written whole when the study completes: `lateral.csv` (compression and
+//! Files in `DIR`, written whole at the end of the study (an interrupted one is marked
+//! partial, [`super::Completeness`]): `lateral.csv` (compression and
 //! δ per run, row by row), `lateral.png` (δ against c), `summary.json`
 //! ([`SpringReport`]: `runs` with `discretization, elements, buckling_compression_m,
 //! step_ms`) and `summary.md`.
@@ -31,7 +38,10 @@
 use super::super::files::OutputDir;
 use super::super::plot::{ChartSpec, Series};
 use super::super::run::{run_scene, RunOptions, RunStatus};
-use super::{check_seconds, invalid, read_columns, stage_chart, stage_summaries, ReproduceError};
+use super::{
+    check_seconds, invalid, read_columns, stage_chart, stage_summaries, Completeness,
+    ReproduceError,
+};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use serde::Serialize;
@@ -143,7 +153,8 @@ pub struct SpringRun {
     pub discretization: String,
     /// Elements (rigid chain: segments).
     pub elements: usize,
-    /// Detected buckling compression at [`THRESHOLD_M`], m (`null`: not detected).
+    /// Detected buckling compression at [`THRESHOLD_M`], m (`null`: not detected, or
+    /// the run was interrupted: the detection needs the whole curve).
     pub buckling_compression_m: Option<f64>,
     /// |buckling compression − 0.32 m| / 0.32 m.
     pub rel_error_vs_theory: Option<f64>,
@@ -164,10 +175,14 @@ pub struct SpringRun {
 /// The contents of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SpringReport {
-    /// Every run.
+    /// How much of the study ran.
+    #[serde(flatten)]
+    pub completeness: Completeness,
+    /// Every run (an interrupted one with status `interrupted`, unless it recorded no
+    /// row).
     pub runs: Vec<SpringRun>,
     /// Largest |buckling compression − 0.32| / 0.32 over the runs (`null` if one was not
-    /// detected).
+    /// detected, or for a partial study).
     pub max_rel_error_vs_theory: Option<f64>,
     /// Threshold, m.
     pub threshold_m: f64,
@@ -175,8 +190,13 @@ pub struct SpringReport {
     pub trend_max_m: f64,
 }
 
-/// (slope, intercept) of δ against c over c ≤ [`TREND_MAX_M`], and the first c at which
-/// δ exceeds the line by `threshold`.
+/// (slope, intercept) of δ against c over c ≤ [`TREND_MAX_M`] (m of δ per m of c, m),
+/// and the buckling compression, m: of the rows with c > [`TREND_MAX_M`], in order, the
+/// c of the first row of the final stretch of rows whose δ exceeds the line by more
+/// than `threshold` (m), i.e. the last upward crossing; `None` if the last row does
+/// not exceed it (or there is no row past the fit range). A row whose δ is NaN counts
+/// as not exceeding. `c` and `d` are the compressions and lateral displacements, row
+/// by row (equal lengths; extra entries of the longer are ignored).
 pub fn buckling_point(c: &[f64], d: &[f64], threshold: f64) -> (f64, f64, Option<f64>) {
     let pts: Vec<(f64, f64)> = c
         .iter()
@@ -191,11 +211,15 @@ pub fn buckling_point(c: &[f64], d: &[f64], threshold: f64) -> (f64, f64, Option
     let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
     let icpt = my - slope * mx;
-    let at = c
-        .iter()
-        .zip(d)
-        .find(|(x, y)| **x > TREND_MAX_M && **y - (icpt + slope * **x) > threshold)
-        .map(|(x, _)| *x);
+    // Walking back from the last row: the earliest row of the trailing stretch above.
+    let mut at = None;
+    for (x, y) in c.iter().zip(d).filter(|(x, _)| **x > TREND_MAX_M).rev() {
+        if *y - (icpt + slope * *x) > threshold {
+            at = Some(*x);
+        } else {
+            break;
+        }
+    }
     (slope, icpt, at)
 }
 
@@ -215,6 +239,11 @@ pub fn reproduce_spring(
     opts.validate()?;
     let mut out = OutputDir::create(dir)?;
     out.check_targets(&["lateral.csv", "lateral.png", "summary.json", "summary.md"])?;
+    let mut completeness = Completeness::planned(
+        opts.configurations
+            .iter()
+            .map(|(key, _, _, elements)| format!("runs/{key}_{elements}")),
+    );
     let mut runs = Vec::new();
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     let n = opts.configurations.len();
@@ -259,6 +288,10 @@ pub fn reproduce_spring(
             mode: what.clone(),
             source: Box::new(e),
         })?;
+        completeness.ran(&format!("runs/{key}_{elements}"), summary.status);
+        if summary.status == RunStatus::Interrupted && summary.rows == 0 {
+            break;
+        }
         let nodes = scene.file().rods[0].node_count();
         let (mid, end) = ((nodes - 1) / 2, nodes - 1);
         let cols = [
@@ -273,10 +306,18 @@ pub fn reproduce_spring(
         let (x0, y0) = rows.first().map_or((0.0, 0.0), |r| (r[0], r[1]));
         let c: Vec<f64> = rows.iter().map(|r| REST_LENGTH_M - r[2]).collect();
         let d: Vec<f64> = rows.iter().map(|r| (r[0] - x0).hypot(r[1] - y0)).collect();
+        // An interrupted curve ends early: its last crossing is not the buckling point.
+        let whole = summary.status != RunStatus::Interrupted;
         let (slope, _, at) = buckling_point(&c, &d, THRESHOLD_M);
+        let at = at.filter(|_| whole);
         let sensitivity = SENSITIVITY_M
             .iter()
-            .map(|&t| (format!("{t}"), buckling_point(&c, &d, t).2))
+            .map(|&t| {
+                (
+                    format!("{t}"),
+                    buckling_point(&c, &d, t).2.filter(|_| whole),
+                )
+            })
             .collect();
         runs.push(SpringRun {
             discretization: key.clone(),
@@ -295,8 +336,10 @@ pub fn reproduce_spring(
     let max_rel_error_vs_theory = runs
         .iter()
         .map(|r| r.rel_error_vs_theory)
-        .try_fold(0.0f64, |m, e| e.map(|e| m.max(e)));
+        .try_fold(0.0f64, |m, e| e.map(|e| m.max(e)))
+        .filter(|_| completeness.complete);
     let report = SpringReport {
+        completeness,
         runs,
         max_rel_error_vs_theory,
         threshold_m: THRESHOLD_M,
@@ -331,12 +374,13 @@ fn opt(x: Option<f64>) -> String {
 
 /// `summary.md`: the criterion and the table of runs.
 pub fn markdown(r: &SpringReport) -> String {
-    let mut s = String::from("# Helical spring buckling (Section 9.4, Figure 15)\n\n");
+    let mut s = r.completeness.banner();
+    s.push_str("# Helical spring buckling (Section 9.4, Figure 15)\n\n");
     s.push_str(&format!(
         "Buckling: lateral displacement of the middle node above its linear trend (fitted over compression ≤ {} m) by {} m. Theory: {} m. Largest relative deviation: {}\n\n",
         r.trend_max_m, r.threshold_m, THEORY_M, opt(r.max_rel_error_vs_theory)
     ));
-    s.push_str("| discretization | elements | buckling compression, m | rel. to 0.32 m | at 0.5 / 2 / 5 mm, m | final lateral, m | step, ms |\n|---|---|---|---|---|---|---|\n");
+    s.push_str("| discretization | elements | buckling compression, m | rel. to 0.32 m | at 0.5 / 2 / 5 mm, m | final lateral, m | step, ms | status |\n|---|---|---|---|---|---|---|---|\n");
     for x in &r.runs {
         let at: Vec<String> = SENSITIVITY_M
             .iter()
@@ -349,14 +393,15 @@ pub fn markdown(r: &SpringReport) -> String {
             })
             .collect();
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.4} | {:.3} |\n",
+            "| {} | {} | {} | {} | {} | {:.4} | {:.3} | {:?} |\n",
             x.discretization,
             x.elements,
             opt(x.buckling_compression_m),
             opt(x.rel_error_vs_theory),
             at.join(" / "),
             x.final_lateral_m,
-            x.step_ms
+            x.step_ms,
+            x.status
         ));
     }
     s

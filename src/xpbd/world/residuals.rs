@@ -5,7 +5,7 @@ use crate::lie::{LieGroup, Real};
 use crate::xpbd::body::Body;
 use crate::xpbd::constraint::{ConstraintEval, MAX_BODIES};
 #[cfg(doc)]
-use crate::xpbd::{Constraint, SolverOptions};
+use crate::xpbd::{Constraint, SolverOptions, XpbdError};
 use nalgebra::{SVector, Vector3};
 
 impl<T: Real, G: LieGroup<T>> World<T, G> {
@@ -13,9 +13,20 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// inertial predictions of the last substep. Before the first step both are
     /// computed with λ = 0 and x̃ = x.
     ///
+    /// If a body's state is non-finite (a step returned [`XpbdError::Diverged`]), both
+    /// residuals are NaN: the state satisfies nothing, and a finite number computed
+    /// from the finite parts (e.g. a constraint residual of 0 with no constraint
+    /// touching the diverged body) would misreport it.
+    ///
     /// Allocates one buffer of 6 scalars per body (the time step itself allocates
     /// nothing).
     pub fn residuals(&self) -> Residuals<T> {
+        if self.bodies.iter().any(|b| !b.is_finite()) {
+            return Residuals {
+                primal: crate::lie::real::c(f64::NAN),
+                constraint: crate::lie::real::c(f64::NAN),
+            };
+        }
         let mut primal = vec![SVector::<T, 6>::zeros(); self.bodies.len()];
         let csq = self.primal_vectors(&mut ConstraintEval::default(), &mut primal);
         let psq = primal
