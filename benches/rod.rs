@@ -180,6 +180,16 @@ fn rod_scalar(c: &mut Criterion) {
     );
     bench_lazy(
         &mut group,
+        BenchmarkId::from_parameter("quadratic_1000/f64"),
+        || cantilever::<f64, 3>(1000),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("quadratic_1000/f32"),
+        || cantilever::<f32, 3>(1000),
+    );
+    bench_lazy(
+        &mut group,
         BenchmarkId::from_parameter("linear_1000/f64"),
         || cantilever::<f64, 2>(1000),
     );

@@ -425,8 +425,26 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// The block rows e·q … e·q + q − 1 of A (element `e`, [`Self::assemble`]): they
     /// need the points of elements e − 1 and e. Diagonal blocks get their lower
     /// triangle only (the Cholesky reads no more).
+    /// On the AVX2 + FMA path when the CPU has it ([`crate::rod::simd`]).
     #[inline(always)]
     fn assemble_element(&mut self, e: usize, scale: T) {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if crate::rod::simd::fma_enabled() {
+            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
+            return unsafe { self.assemble_element_fma(e, scale) };
+        }
+        self.assemble_element_with::<false>(e, scale);
+    }
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[target_feature(enable = "avx2,fma")]
+    fn assemble_element_fma(&mut self, e: usize, scale: T) {
+        self.assemble_element_with::<true>(e, scale);
+    }
+
+    /// [`Self::assemble_element`] with fused multiply-adds iff `F`.
+    #[inline(always)]
+    fn assemble_element_with<const F: bool>(&mut self, e: usize, scale: T) {
         let q = self.q;
         let Self {
             matrix,
@@ -452,12 +470,12 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                 let g2s: [&kernels::Block6<T>; N] =
                     std::array::from_fn(|j| &points[g2].gradient[j].data.0);
                 if r2 == r {
-                    kernels::sum_mul_transpose_lower(out, &y_refs, &g2s, &active);
+                    kernels::sum_mul_transpose_lower::<T, F, N>(out, &y_refs, &g2s, &active);
                     for (i, col) in out.iter_mut().enumerate() {
                         col[i] += points[g].compliance[i] * scale;
                     }
                 } else {
-                    kernels::sum_mul_transpose(out, &y_refs, &g2s, &active);
+                    kernels::sum_mul_transpose::<T, F, N>(out, &y_refs, &g2s, &active);
                 }
             }
             if e > 0 {
@@ -465,7 +483,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                 for r2 in 0..q {
                     let g2 = (e - 1) * q + r2;
                     let out = matrix.lower_block_cols_mut(g, g2);
-                    kernels::sum_mul_transpose::<T, 1>(
+                    kernels::sum_mul_transpose::<T, F, 1>(
                         out,
                         &[&y[0]],
                         &[&points[g2].gradient[N - 1].data.0],

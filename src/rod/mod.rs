@@ -38,6 +38,7 @@ pub mod fem_rod;
 pub mod gauss;
 pub mod material;
 pub mod rigid_chain;
+mod simd;
 
 pub use basis::LagrangeBasis;
 pub use element::{

@@ -3,6 +3,7 @@
 
 use super::{BandedError, Block, Cols, B};
 use crate::lie::Real;
+use crate::rod::simd::msub;
 
 /// Block row i of a vector (6 entries).
 #[inline(always)]
@@ -52,75 +53,112 @@ pub(super) fn first_non_finite<T: Real>(m: &Block<T>) -> Option<(usize, usize)> 
     Some((k % B, k / B))
 }
 
-/// y −= x·w on one column of 6.
+/// y −= x·w on one column of 6 (fused on the FMA path `F`, [`crate::rod::simd`]).
 #[inline(always)]
-pub(super) fn sub_scaled<T: Real>(y: &mut [T; B], x: &[T; B], w: T) {
-    y[0] -= x[0] * w;
-    y[1] -= x[1] * w;
-    y[2] -= x[2] * w;
-    y[3] -= x[3] * w;
-    y[4] -= x[4] * w;
-    y[5] -= x[5] * w;
-}
-
-/// s −= a bᵀ (6×6, column-major: `x[col][row]`): column c of s loses Σ_t a_t·b_ct.
-/// Two columns at a time, so each column of a is loaded once per pair.
-#[inline(always)]
-pub(super) fn sub_mul_transpose<T: Real>(s: &mut Cols<T>, a: &Cols<T>, b: &Cols<T>) {
-    for pair in 0..B / 2 {
-        let (c0, c1) = (2 * pair, 2 * pair + 1);
-        let (mut y0, mut y1) = (s[c0], s[c1]);
-        for t in 0..B {
-            sub_scaled(&mut y0, &a[t], b[t][c0]);
-            sub_scaled(&mut y1, &a[t], b[t][c1]);
-        }
-        s[c0] = y0;
-        s[c1] = y1;
+pub(super) fn sub_scaled<T: Real, const F: bool>(y: &mut [T; B], x: &[T; B], w: T) {
+    for r in 0..B {
+        y[r] = msub::<T, F>(y[r], x[r], w);
     }
 }
 
-/// Rows `START..6` of column `col` of s −= a aᵀ.
+/// y + z on one column of 6.
 #[inline(always)]
-pub(super) fn sub_outer_column<T: Real, const START: usize>(
+fn add_column<T: Real>(y: &[T; B], z: &[T; B]) -> [T; B] {
+    std::array::from_fn(|r| y[r] + z[r])
+}
+
+/// s −= Σ_k a_k b_kᵀ over paired blocks (6×6, column-major: `x[col][row]`): column c
+/// of s loses Σ_k Σ_t a_k,t·b_k,ct. Two columns at a time, so each column of a_k is
+/// loaded once per pair, and two independent accumulators per column (even and odd
+/// t, summed at the end) halve the chain of dependent multiply-adds.
+#[inline(always)]
+pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
+    s: &mut Cols<T>,
+    a: &[Block<T>],
+    b: &[Block<T>],
+) {
+    debug_assert_eq!(a.len(), b.len());
+    if a.is_empty() {
+        return;
+    }
+    for pair in 0..B / 2 {
+        let (c0, c1) = (2 * pair, 2 * pair + 1);
+        let (mut y0, mut y1) = (s[c0], s[c1]);
+        let (mut z0, mut z1) = ([T::zero(); B], [T::zero(); B]);
+        for (ak, bk) in a.iter().zip(b) {
+            let (ak, bk) = (&ak.data.0, &bk.data.0);
+            for h in 0..B / 2 {
+                let (t0, t1) = (2 * h, 2 * h + 1);
+                sub_scaled::<T, F>(&mut y0, &ak[t0], bk[t0][c0]);
+                sub_scaled::<T, F>(&mut y1, &ak[t0], bk[t0][c1]);
+                sub_scaled::<T, F>(&mut z0, &ak[t1], bk[t1][c0]);
+                sub_scaled::<T, F>(&mut z1, &ak[t1], bk[t1][c1]);
+            }
+        }
+        s[c0] = add_column(&y0, &z0);
+        s[c1] = add_column(&y1, &z1);
+    }
+}
+
+/// Rows `START..6` of column `col` of s −= Σ_k a_k a_kᵀ (even and odd t in two
+/// accumulators, as [`sub_sum_mul_transpose`]).
+#[inline(always)]
+fn sub_sum_outer_column<T: Real, const F: bool, const START: usize>(
     s_col: &mut [T; B],
-    a: &Cols<T>,
+    a: &[Block<T>],
     col: usize,
 ) {
     let mut y = *s_col;
-    for a_t in a {
-        let w = a_t[col];
-        for r in START..B {
-            y[r] -= a_t[r] * w;
+    let mut z = [T::zero(); B];
+    for ak in a {
+        let ak = &ak.data.0;
+        for h in 0..B / 2 {
+            let (t0, t1) = (2 * h, 2 * h + 1);
+            let (w0, w1) = (ak[t0][col], ak[t1][col]);
+            for r in START..B {
+                y[r] = msub::<T, F>(y[r], ak[t0][r], w0);
+                z[r] = msub::<T, F>(z[r], ak[t1][r], w1);
+            }
         }
+    }
+    for r in START..B {
+        y[r] += z[r];
     }
     *s_col = y;
 }
 
-/// s −= a aᵀ on the lower triangle (row ≥ col), computed in row pairs aligned to even
-/// rows (so column 1 also updates row 0, column 3 row 2, column 5 row 4: entries above
-/// the diagonal, which the Cholesky of the diagonal block ignores and clears).
+/// s −= Σ_k a_k a_kᵀ on the lower triangle (row ≥ col), computed in row pairs aligned
+/// to even rows (so column 1 also updates row 0, column 3 row 2, column 5 row 4:
+/// entries above the diagonal, which the Cholesky of the diagonal block ignores and
+/// clears).
 #[inline(always)]
-pub(super) fn sub_mul_self_transpose_lower<T: Real>(s: &mut Cols<T>, a: &Cols<T>) {
+pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
+    s: &mut Cols<T>,
+    a: &[Block<T>],
+) {
+    if a.is_empty() {
+        return;
+    }
     let [c0, c1, c2, c3, c4, c5] = s;
-    sub_outer_column::<T, 0>(c0, a, 0);
-    sub_outer_column::<T, 0>(c1, a, 1);
-    sub_outer_column::<T, 2>(c2, a, 2);
-    sub_outer_column::<T, 2>(c3, a, 3);
-    sub_outer_column::<T, 4>(c4, a, 4);
-    sub_outer_column::<T, 4>(c5, a, 5);
+    sub_sum_outer_column::<T, F, 0>(c0, a, 0);
+    sub_sum_outer_column::<T, F, 0>(c1, a, 1);
+    sub_sum_outer_column::<T, F, 2>(c2, a, 2);
+    sub_sum_outer_column::<T, F, 2>(c3, a, 3);
+    sub_sum_outer_column::<T, F, 4>(c4, a, 4);
+    sub_sum_outer_column::<T, F, 4>(c5, a, 5);
 }
 
 /// Column `COL` of X with X lᵀ = S (l lower triangular, reciprocal diagonal `inv`):
 /// X_c = (S_c − Σ_{t<c} X_t l_ct)·inv_c, with the columns t < c of s already X.
 #[inline(always)]
-pub(super) fn solve_right_column<T: Real, const COL: usize>(
+pub(super) fn solve_right_column<T: Real, const F: bool, const COL: usize>(
     s: &mut Cols<T>,
     l: &Cols<T>,
     inv: &[T; B],
 ) {
     let mut x = s[COL];
     for t in 0..COL {
-        sub_scaled(&mut x, &s[t], l[t][COL]);
+        sub_scaled::<T, F>(&mut x, &s[t], l[t][COL]);
     }
     for v in x.iter_mut() {
         *v *= inv[COL];
@@ -131,13 +169,17 @@ pub(super) fn solve_right_column<T: Real, const COL: usize>(
 /// s ← s l⁻ᵀ for lower-triangular l with reciprocal diagonal `inv` (column by column,
 /// each with constant loop bounds).
 #[inline(always)]
-pub(super) fn solve_right_lower_transpose<T: Real>(s: &mut Cols<T>, l: &Cols<T>, inv: &[T; B]) {
-    solve_right_column::<T, 0>(s, l, inv);
-    solve_right_column::<T, 1>(s, l, inv);
-    solve_right_column::<T, 2>(s, l, inv);
-    solve_right_column::<T, 3>(s, l, inv);
-    solve_right_column::<T, 4>(s, l, inv);
-    solve_right_column::<T, 5>(s, l, inv);
+pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
+    s: &mut Cols<T>,
+    l: &Cols<T>,
+    inv: &[T; B],
+) {
+    solve_right_column::<T, F, 0>(s, l, inv);
+    solve_right_column::<T, F, 1>(s, l, inv);
+    solve_right_column::<T, F, 2>(s, l, inv);
+    solve_right_column::<T, F, 3>(s, l, inv);
+    solve_right_column::<T, F, 4>(s, l, inv);
+    solve_right_column::<T, F, 5>(s, l, inv);
 }
 
 /// Column `COL` of the Cholesky factor of the 6×6 block s, left-looking: with the
@@ -145,7 +187,7 @@ pub(super) fn solve_right_lower_transpose<T: Real>(s: &mut Cols<T>, l: &Cols<T>,
 /// pivot is y_COL, and the column is y/√y_COL; rows above the diagonal are cleared.
 /// Returns 1/√pivot.
 #[inline(always)]
-pub(super) fn cholesky_column<T: Real, const COL: usize>(
+pub(super) fn cholesky_column<T: Real, const F: bool, const COL: usize>(
     s: &mut Cols<T>,
     diagonal: &[T; B],
     tiny: T,
@@ -155,7 +197,7 @@ pub(super) fn cholesky_column<T: Real, const COL: usize>(
     for s_t in &s[..COL] {
         let w = s_t[COL];
         for r in COL..B {
-            y[r] -= s_t[r] * w;
+            y[r] = msub::<T, F>(y[r], s_t[r], w);
         }
     }
     let d = y[COL];
@@ -190,61 +232,69 @@ pub(super) fn cholesky_column<T: Real, const COL: usize>(
 /// zero); returns the reciprocals of the diagonal of the factor. `diagonal` holds the
 /// diagonal of A at these rows, for the pivot test.
 #[inline(always)]
-pub(super) fn cholesky_6<T: Real>(
+pub(super) fn cholesky_6<T: Real, const F: bool>(
     s: &mut Cols<T>,
     diagonal: &[T; B],
     tiny: T,
     block_row: usize,
 ) -> Result<[T; B], BandedError> {
     Ok([
-        cholesky_column::<T, 0>(s, diagonal, tiny, block_row)?,
-        cholesky_column::<T, 1>(s, diagonal, tiny, block_row)?,
-        cholesky_column::<T, 2>(s, diagonal, tiny, block_row)?,
-        cholesky_column::<T, 3>(s, diagonal, tiny, block_row)?,
-        cholesky_column::<T, 4>(s, diagonal, tiny, block_row)?,
-        cholesky_column::<T, 5>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, F, 0>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, F, 1>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, F, 2>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, F, 3>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, F, 4>(s, diagonal, tiny, block_row)?,
+        cholesky_column::<T, F, 5>(s, diagonal, tiny, block_row)?,
     ])
 }
 
 /// Column `COL` of the forward solve L y = t with L lower triangular (reciprocal
 /// diagonal `inv`): y_COL = t_COL·inv_COL, then rows below lose L_r,COL·y_COL.
 #[inline(always)]
-pub(super) fn forward_column<T: Real, const COL: usize>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+pub(super) fn forward_column<T: Real, const F: bool, const COL: usize>(
+    t: &mut [T; B],
+    l: &Cols<T>,
+    inv: &[T; B],
+) {
     let y = t[COL] * inv[COL];
     t[COL] = y;
     for r in COL + 1..B {
-        t[r] -= l[COL][r] * y;
+        t[r] = msub::<T, F>(t[r], l[COL][r], y);
     }
 }
 
 /// t ← L⁻¹ t for a lower-triangular 6×6 block.
 #[inline(always)]
-pub(super) fn forward_6<T: Real>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
-    forward_column::<T, 0>(t, l, inv);
-    forward_column::<T, 1>(t, l, inv);
-    forward_column::<T, 2>(t, l, inv);
-    forward_column::<T, 3>(t, l, inv);
-    forward_column::<T, 4>(t, l, inv);
-    forward_column::<T, 5>(t, l, inv);
+pub(super) fn forward_6<T: Real, const F: bool>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    forward_column::<T, F, 0>(t, l, inv);
+    forward_column::<T, F, 1>(t, l, inv);
+    forward_column::<T, F, 2>(t, l, inv);
+    forward_column::<T, F, 3>(t, l, inv);
+    forward_column::<T, F, 4>(t, l, inv);
+    forward_column::<T, F, 5>(t, l, inv);
 }
 
 /// Row `COL` of the back solve Lᵀ x = t: x_COL = (t_COL − Σ_{r>COL} L_r,COL·x_r)·inv_COL.
 #[inline(always)]
-pub(super) fn back_column<T: Real, const COL: usize>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+pub(super) fn back_column<T: Real, const F: bool, const COL: usize>(
+    t: &mut [T; B],
+    l: &Cols<T>,
+    inv: &[T; B],
+) {
     let mut v = t[COL];
     for r in COL + 1..B {
-        v -= l[COL][r] * t[r];
+        v = msub::<T, F>(v, l[COL][r], t[r]);
     }
     t[COL] = v * inv[COL];
 }
 
 /// t ← L⁻ᵀ t for a lower-triangular 6×6 block.
 #[inline(always)]
-pub(super) fn back_6<T: Real>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
-    back_column::<T, 5>(t, l, inv);
-    back_column::<T, 4>(t, l, inv);
-    back_column::<T, 3>(t, l, inv);
-    back_column::<T, 2>(t, l, inv);
-    back_column::<T, 1>(t, l, inv);
-    back_column::<T, 0>(t, l, inv);
+pub(super) fn back_6<T: Real, const F: bool>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+    back_column::<T, F, 5>(t, l, inv);
+    back_column::<T, F, 4>(t, l, inv);
+    back_column::<T, F, 3>(t, l, inv);
+    back_column::<T, F, 2>(t, l, inv);
+    back_column::<T, F, 1>(t, l, inv);
+    back_column::<T, F, 0>(t, l, inv);
 }

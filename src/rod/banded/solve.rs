@@ -4,6 +4,7 @@
 //! (module docs of [`super`]: algorithm).
 
 use super::*;
+use crate::rod::simd::madd;
 
 impl<T: Real> BlockBandedMatrix<T> {
     /// Overwrites the assembled A with its Cholesky factor L (A = L Lᵀ, L lower
@@ -28,9 +29,27 @@ impl<T: Real> BlockBandedMatrix<T> {
     }
 
     /// Block row i of the factorisation (module docs: algorithm), rows before i
-    /// already factored, row i assembled.
+    /// already factored, row i assembled: on the AVX2 + FMA path when the CPU has it
+    /// ([`crate::rod::simd`]), else portable.
     #[inline(always)]
     fn factor_row_unchecked(&mut self, i: usize) -> Result<(), BandedError> {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if crate::rod::simd::fma_enabled() {
+            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
+            return unsafe { self.factor_row_fma(i) };
+        }
+        self.factor_row_with::<false>(i)
+    }
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[target_feature(enable = "avx2,fma")]
+    fn factor_row_fma(&mut self, i: usize) -> Result<(), BandedError> {
+        self.factor_row_with::<true>(i)
+    }
+
+    /// [`Self::factor_row_unchecked`] with fused multiply-adds iff `F`.
+    #[inline(always)]
+    fn factor_row_with<const F: bool>(&mut self, i: usize) -> Result<(), BandedError> {
         let p = self.bandwidth;
         let w = p + 1;
         let tiny = c::<T>(64.0) * T::default_epsilon();
@@ -43,18 +62,15 @@ impl<T: Real> BlockBandedMatrix<T> {
             let (left, at) = cur.split_at_mut(j + p - i);
             let s = &mut at[0].data.0;
             let row_j = &prev[j * w..(j + 1) * w];
-            for k in lo.max(self.row_start[j])..j {
-                sub_mul_transpose(s, &left[k + p - i].data.0, &row_j[k + p - j].data.0);
-            }
-            solve_right_lower_transpose(s, &row_j[p].data.0, &self.inv_diag[j]);
+            let k0 = lo.max(self.row_start[j]);
+            sub_sum_mul_transpose::<T, F>(s, &left[k0 + p - i..j + p - i], &row_j[k0 + p - j..p]);
+            solve_right_lower_transpose::<T, F>(s, &row_j[p].data.0, &self.inv_diag[j]);
         }
         let (left, at) = cur.split_at_mut(p);
         let s = &mut at[0].data.0;
         let diagonal: [T; B] = std::array::from_fn(|r| s[r][r]);
-        for k in lo..i {
-            sub_mul_self_transpose_lower(s, &left[k + p - i].data.0);
-        }
-        self.inv_diag[i] = cholesky_6(s, &diagonal, tiny, i)?;
+        sub_sum_mul_self_transpose_lower::<T, F>(s, &left[lo + p - i..]);
+        self.inv_diag[i] = cholesky_6::<T, F>(s, &diagonal, tiny, i)?;
         Ok(())
     }
 
@@ -129,26 +145,80 @@ impl<T: Real> BlockBandedMatrix<T> {
         Ok(())
     }
 
+    /// Block row i of the forward substitution (dispatched as
+    /// [`Self::factor_row_unchecked`]).
     #[inline(always)]
     fn forward_row_unchecked(&self, rhs: &mut [T], i: usize) {
-        let mut t = seg(rhs, i);
-        for j in self.row_start[i]..i {
-            let l = &self.band[self.slot(i, j)].data.0;
-            let yj = seg(rhs, j);
-            for (l_col, &y) in l.iter().zip(yj.iter()) {
-                sub_scaled(&mut t, l_col, y);
-            }
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if crate::rod::simd::fma_enabled() {
+            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
+            return unsafe { self.forward_rows_fma(rhs, i..i + 1) };
         }
-        forward_6(
-            &mut t,
-            &self.band[self.slot(i, i)].data.0,
-            &self.inv_diag[i],
-        );
-        put(rhs, i, &t);
+        self.forward_rows_with::<false>(rhs, i..i + 1);
+    }
+
+    /// The whole forward substitution L y = b (dispatched once).
+    fn forward_substitute_unchecked(&self, rhs: &mut [T]) {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if crate::rod::simd::fma_enabled() {
+            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
+            return unsafe { self.forward_rows_fma(rhs, 0..self.blocks) };
+        }
+        self.forward_rows_with::<false>(rhs, 0..self.blocks);
+    }
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[target_feature(enable = "avx2,fma")]
+    fn forward_rows_fma(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
+        self.forward_rows_with::<true>(rhs, rows);
+    }
+
+    /// Block rows `rows` (in order) of L y = b, the rows before them already y: row i
+    /// loses Σ_j L_ij y_j (even and odd columns of each L_ij in two accumulators),
+    /// then the 6×6 forward solve with L_ii.
+    #[inline(always)]
+    fn forward_rows_with<const F: bool>(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
+        for i in rows {
+            let mut t = seg(rhs, i);
+            let mut u = [T::zero(); B];
+            for j in self.row_start[i]..i {
+                let l = &self.band[self.slot(i, j)].data.0;
+                let yj = seg(rhs, j);
+                for h in 0..B / 2 {
+                    sub_scaled::<T, F>(&mut t, &l[2 * h], yj[2 * h]);
+                    sub_scaled::<T, F>(&mut u, &l[2 * h + 1], yj[2 * h + 1]);
+                }
+            }
+            for (a, b) in t.iter_mut().zip(&u) {
+                *a += *b;
+            }
+            forward_6::<T, F>(
+                &mut t,
+                &self.band[self.slot(i, i)].data.0,
+                &self.inv_diag[i],
+            );
+            put(rhs, i, &t);
+        }
+    }
+
+    /// The back substitution Lᵀ x = y (dispatched as [`Self::factor_row_unchecked`]).
+    fn back_substitute_unchecked(&self, rhs: &mut [T]) {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if crate::rod::simd::fma_enabled() {
+            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
+            return unsafe { self.back_substitute_fma(rhs) };
+        }
+        self.back_substitute_with::<false>(rhs);
+    }
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[target_feature(enable = "avx2,fma")]
+    fn back_substitute_fma(&self, rhs: &mut [T]) {
+        self.back_substitute_with::<true>(rhs);
     }
 
     #[inline(always)]
-    fn back_substitute_unchecked(&self, rhs: &mut [T]) {
+    fn back_substitute_with<const F: bool>(&self, rhs: &mut [T]) {
         let (n, p) = (self.blocks, self.bandwidth);
         for i in (0..n).rev() {
             let mut t = seg(rhs, i);
@@ -159,14 +229,16 @@ impl<T: Real> BlockBandedMatrix<T> {
                 let l = &self.band[self.slot(k, i)].data.0;
                 let xk = seg(rhs, k);
                 for col in 0..B {
-                    let mut acc = T::zero();
-                    for r in 0..B {
-                        acc += l[col][r] * xk[r];
+                    let mut acc = l[col][0] * xk[0];
+                    let mut acc2 = l[col][1] * xk[1];
+                    for h in 1..B / 2 {
+                        acc = madd::<T, F>(acc, l[col][2 * h], xk[2 * h]);
+                        acc2 = madd::<T, F>(acc2, l[col][2 * h + 1], xk[2 * h + 1]);
                     }
-                    t[col] -= acc;
+                    t[col] -= acc + acc2;
                 }
             }
-            back_6(
+            back_6::<T, F>(
                 &mut t,
                 &self.band[self.slot(i, i)].data.0,
                 &self.inv_diag[i],
@@ -198,9 +270,7 @@ impl<T: Real> BlockBandedMatrix<T> {
             });
         }
         // Forward: L y = b, then back: Lᵀ x = y.
-        for i in 0..self.blocks {
-            self.forward_row_unchecked(rhs, i);
-        }
+        self.forward_substitute_unchecked(rhs);
         self.back_substitute_unchecked(rhs);
         if let Some(index) = first_non_finite_entry(rhs) {
             return Err(BandedError::NonFiniteVector {

@@ -8,6 +8,7 @@
 
 use crate::lie::Real;
 use crate::rod::banded::Cols;
+use crate::rod::simd::madd;
 
 /// Columns of one 6×6 gradient block.
 pub(super) type Block6<T> = Cols<T>;
@@ -42,7 +43,13 @@ pub(super) fn scale_columns<T: Real>(g: &Block6<T>, w: &[T; 6]) -> Block6<T> {
 /// y_jc is loaded once (an outer-product update), which fits the 16 vector registers
 /// of x86-64 for f64 and f32.
 #[inline(always)]
-fn sum_mul_transpose_half<T: Real, const N: usize, const B0: usize, const START: usize>(
+fn sum_mul_transpose_half<
+    T: Real,
+    const F: bool,
+    const N: usize,
+    const B0: usize,
+    const START: usize,
+>(
     out: &mut Block6<T>,
     y: &[&Block6<T>; N],
     g2: &[&Block6<T>; N],
@@ -59,9 +66,9 @@ fn sum_mul_transpose_half<T: Real, const N: usize, const B0: usize, const START:
             let yc = &yj[c];
             let (w0, w1, w2) = (gj[c][B0], gj[c][B0 + 1], gj[c][B0 + 2]);
             for r in START..6 {
-                a0[r] += yc[r] * w0;
-                a1[r] += yc[r] * w1;
-                a2[r] += yc[r] * w2;
+                a0[r] = madd::<T, F>(a0[r], yc[r], w0);
+                a1[r] = madd::<T, F>(a1[r], yc[r], w1);
+                a2[r] = madd::<T, F>(a2[r], yc[r], w2);
             }
         }
         if B0 < 3 {
@@ -69,9 +76,9 @@ fn sum_mul_transpose_half<T: Real, const N: usize, const B0: usize, const START:
                 let yc = &yj[c];
                 let (w0, w1, w2) = (gj[c][B0], gj[c][B0 + 1], gj[c][B0 + 2]);
                 for r in START..3 {
-                    a0[r] += yc[r] * w0;
-                    a1[r] += yc[r] * w1;
-                    a2[r] += yc[r] * w2;
+                    a0[r] = madd::<T, F>(a0[r], yc[r], w0);
+                    a1[r] = madd::<T, F>(a1[r], yc[r], w1);
+                    a2[r] = madd::<T, F>(a2[r], yc[r], w2);
                 }
             }
         }
@@ -86,35 +93,35 @@ fn sum_mul_transpose_half<T: Real, const N: usize, const B0: usize, const START:
 /// column b) gains Σ_c y_ac g2_bc, where the position columns c < 3 contribute only to
 /// a, b < 3.
 #[inline(always)]
-pub(super) fn sum_mul_transpose<T: Real, const N: usize>(
+pub(super) fn sum_mul_transpose<T: Real, const F: bool, const N: usize>(
     out: &mut Block6<T>,
     y: &[&Block6<T>; N],
     g2: &[&Block6<T>; N],
     active: &[bool; N],
 ) {
-    sum_mul_transpose_half::<T, N, 0, 0>(out, y, g2, active);
-    sum_mul_transpose_half::<T, N, 3, 0>(out, y, g2, active);
+    sum_mul_transpose_half::<T, F, N, 0, 0>(out, y, g2, active);
+    sum_mul_transpose_half::<T, F, N, 3, 0>(out, y, g2, active);
 }
 
 /// [`sum_mul_transpose`] on the lower triangle (row ≥ column) of a diagonal block of
 /// the symmetric A, plus some entries above it: columns 3–5 from row 2 on, rows 0–1 of
 /// them zero. The banded Cholesky reads only the lower triangle.
 #[inline(always)]
-pub(super) fn sum_mul_transpose_lower<T: Real, const N: usize>(
+pub(super) fn sum_mul_transpose_lower<T: Real, const F: bool, const N: usize>(
     out: &mut Block6<T>,
     y: &[&Block6<T>; N],
     g2: &[&Block6<T>; N],
     active: &[bool; N],
 ) {
-    sum_mul_transpose_half::<T, N, 0, 0>(out, y, g2, active);
-    sum_mul_transpose_half::<T, N, 3, 2>(out, y, g2, active);
+    sum_mul_transpose_half::<T, F, N, 0, 0>(out, y, g2, active);
+    sum_mul_transpose_half::<T, F, N, 3, 2>(out, y, g2, active);
 }
 
 /// s += y g2ᵀ for one node ([`sum_mul_transpose`] of one term, added to s).
 #[inline(always)]
 pub(super) fn add_mul_transpose<T: Real>(s: &mut Block6<T>, y: &Block6<T>, g2: &Block6<T>) {
     let mut t = [[T::zero(); 6]; 6];
-    sum_mul_transpose::<T, 1>(&mut t, &[y], &[g2], &[true]);
+    sum_mul_transpose::<T, false, 1>(&mut t, &[y], &[g2], &[true]);
     for (sc, tc) in s.iter_mut().zip(&t) {
         for (a, b) in sc.iter_mut().zip(tc) {
             *a += *b;
@@ -125,14 +132,18 @@ pub(super) fn add_mul_transpose<T: Real>(s: &mut Block6<T>, y: &Block6<T>, g2: &
 /// out += gᵀ d for a gradient block g (position columns zero in rows 3–5) and a
 /// 6-vector d: the position entries sum rows 0–2 only.
 #[inline(always)]
-pub(super) fn add_transpose_mul<T: Real>(out: &mut [T; 6], g: &Block6<T>, d: &[T; 6]) {
+pub(super) fn add_transpose_mul<T: Real, const F: bool>(
+    out: &mut [T; 6],
+    g: &Block6<T>,
+    d: &[T; 6],
+) {
     for c in 0..3 {
-        out[c] += g[c][0] * d[0] + g[c][1] * d[1] + g[c][2] * d[2];
+        out[c] += madd::<T, F>(madd::<T, F>(g[c][0] * d[0], g[c][1], d[1]), g[c][2], d[2]);
     }
     for c in 3..6 {
-        let mut acc = T::zero();
-        for r in 0..6 {
-            acc += g[c][r] * d[r];
+        let mut acc = g[c][0] * d[0];
+        for r in 1..6 {
+            acc = madd::<T, F>(acc, g[c][r], d[r]);
         }
         out[c] += acc;
     }

@@ -5,9 +5,26 @@
 use super::*;
 
 impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
-    /// After `rhs` holds the solution Δ: per node 𝓜⁻¹ Σ_g ∇C_gᵀ Δ_g into `correction`.
+    /// After `rhs` holds the solution Δ: per node 𝓜⁻¹ Σ_g ∇C_gᵀ Δ_g into `correction`
+    /// (on the AVX2 + FMA path when the CPU has it, [`crate::rod::simd`]).
     #[inline(never)]
     fn node_corrections(&mut self) {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if crate::rod::simd::fma_enabled() {
+            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
+            return unsafe { self.node_corrections_fma() };
+        }
+        self.node_corrections_with::<false>();
+    }
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[target_feature(enable = "avx2,fma")]
+    fn node_corrections_fma(&mut self) {
+        self.node_corrections_with::<true>();
+    }
+
+    #[inline(always)]
+    fn node_corrections_with<const F: bool>(&mut self) {
         for c in &mut self.correction {
             *c = Vector6::zeros();
         }
@@ -15,7 +32,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             let first = (g / self.q) * (N - 1);
             let d: [T; 6] = std::array::from_fn(|i| self.rhs[6 * g + i]);
             for (j, grad) in point.gradient.iter().enumerate() {
-                kernels::add_transpose_mul(
+                kernels::add_transpose_mul::<T, F>(
                     &mut self.correction[first + j].data.0[0],
                     &grad.data.0,
                     &d,

@@ -1,0 +1,53 @@
+//! Runtime selection of the rod's arithmetic path (private): the banded Cholesky
+//! factorisation and solves and the fem_rod assembly kernels are compiled twice, once
+//! portable and once for x86-64 CPUs with AVX2 and FMA (`#[target_feature]`), and the
+//! second is used when the CPU has both (detected once per process).
+//!
+//! The two paths run the same operations in the same order; the FMA path rounds each
+//! multiply-add once instead of twice, so results differ by round-off only. Setting the
+//! environment variable `LIE_XPBD_PORTABLE` (to anything) before the first rod step
+//! forces the portable path, e.g. to run the tests on both.
+
+use crate::lie::Real;
+
+/// Whether the AVX2 + FMA path is used: the CPU supports both and
+/// `LIE_XPBD_PORTABLE` is not set. Detected on the first call, then cached.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[inline]
+pub(crate) fn fma_enabled() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    // 0: not yet detected, 1: portable, 2: AVX2 + FMA.
+    static PATH: AtomicU8 = AtomicU8::new(0);
+    match PATH.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let fma = std::env::var_os("LIE_XPBD_PORTABLE").is_none()
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma");
+            PATH.store(if fma { 2 } else { 1 }, Ordering::Relaxed);
+            fma
+        }
+    }
+}
+
+/// y + a·b: one fused multiply-add on the FMA path (`F`), a multiply and an add on
+/// the portable path (where `mul_add` would be a slow library call).
+#[inline(always)]
+pub(crate) fn madd<T: Real, const F: bool>(y: T, a: T, b: T) -> T {
+    if F {
+        a.mul_add(b, y)
+    } else {
+        y + a * b
+    }
+}
+
+/// y − a·b, as [`madd`].
+#[inline(always)]
+pub(crate) fn msub<T: Real, const F: bool>(y: T, a: T, b: T) -> T {
+    if F {
+        (-a).mul_add(b, y)
+    } else {
+        y - a * b
+    }
+}
