@@ -213,7 +213,7 @@
 //!         compliance: T::zero(),
 //!     })?;
 //!
-//!     let e0 = world.energy().to_f64(); // kinetic + potential, J
+//!     let e0 = world.energy().to_f64(); // kinetic + gravity + elastic, J
 //!     let (mut max_c, mut max_gain, mut max_reach) = (0.0f64, f64::NEG_INFINITY, 0.0f64);
 //!     let mut eval = ConstraintEval::default();
 //!     for _ in 0..1000 {

@@ -120,19 +120,22 @@ impl FromStr for Scalar {
     }
 }
 
-/// Kinetic and gravitational potential energy, J.
+/// Kinetic, gravitational potential and elastic energy, J.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Energy {
     /// Σ ½m|v|² + ½ωᵀ𝓘ω over dynamic bodies, J.
     pub kinetic: f64,
     /// Σ −m g·p over dynamic bodies (zero at the world origin), J.
     pub potential: f64,
+    /// Elastic energy (36) ½Cᵀα⁻¹C of the compliant constraints and rods, J
+    /// ([`crate::xpbd::World::elastic_energy`]).
+    pub elastic: f64,
 }
 
 impl Energy {
-    /// Kinetic + potential, J.
+    /// Kinetic + gravitational + elastic, J.
     pub fn total(&self) -> f64 {
-        self.kinetic + self.potential
+        self.kinetic + self.potential + self.elastic
     }
 }
 
@@ -174,6 +177,9 @@ pub trait Simulation: Send {
     fn residuals(&self) -> (f64, f64);
     /// Energy at the current state.
     fn energy(&self) -> Energy;
+    /// How far the current poses are from satisfying the hard joint rows, m or rad
+    /// ([`crate::xpbd::World::hard_violation`]).
+    fn hard_violation(&self) -> f64;
     /// Accumulated λ of joint `j`'s rows over the last substep (appended to `out`).
     fn lambda(&self, j: usize, out: &mut Vec<f64>);
     /// The joints that broke so far ([`crate::xpbd::World::breaks`]), in order.
@@ -265,7 +271,11 @@ impl<T: Real, G: LieGroup<T>> Simulation for SceneSimulation<T, G> {
             e.kinetic += b.kinetic_energy().to_f64();
             e.potential -= (b.mass() * g.dot(&b.position)).to_f64();
         }
+        e.elastic = w.elastic_energy().to_f64();
         e
+    }
+    fn hard_violation(&self) -> f64 {
+        self.built.world.hard_violation().to_f64()
     }
     fn lambda(&self, j: usize, out: &mut Vec<f64>) {
         if let Some(l) = self

@@ -135,9 +135,14 @@ fn decay_rate<T: Real, G: LieGroup<T>>(dof: Dof, b: f64, steps: usize) -> (f64, 
     (-sxy / sxx, energy(&w))
 }
 
-/// Kinetic + elastic energy Σ ½C²/α over compliant rows − m g·p, J.
+/// Kinetic + elastic energy Σ ½C²/α over compliant rows − m g·p, J: `World::energy`,
+/// checked against the sum written out here (every row of these worlds is an
+/// unbounded equality row). The two sums differ only by the order of rounding: at
+/// most a few ε of the magnitudes summed, bounded by 16 ε_T (|kinetic and gravity| +
+/// elastic).
 fn energy<T: Real, G: LieGroup<T>>(w: &World<T, G>) -> f64 {
-    let mut e = w.energy().to_f64();
+    let base = w.kinetic_and_gravity_energy().to_f64();
+    let mut elastic = 0.0;
     let mut eval = ConstraintEval::<T>::default();
     for k in 0..w.constraint_count() {
         let con = w.constraint(lie_xpbd::xpbd::ConstraintId(k)).unwrap();
@@ -146,10 +151,17 @@ fn energy<T: Real, G: LieGroup<T>>(w: &World<T, G>) -> f64 {
         for j in 0..con.dim() {
             let a = con.compliance(j).to_f64();
             if a > 0.0 {
-                e += 0.5 * eval.value[j].to_f64().powi(2) / a;
+                elastic += 0.5 * eval.value[j].to_f64().powi(2) / a;
             }
         }
     }
+    let e = w.energy().to_f64();
+    let tol = 16.0 * T::default_epsilon().to_f64() * (base.abs() + elastic);
+    assert!(
+        (e - (base + elastic)).abs() <= tol,
+        "World::energy {e} vs {} (tolerance {tol:e})",
+        base + elastic
+    );
     e
 }
 

@@ -11,7 +11,7 @@
 //! | channel | file | columns after `t` |
 //! |---|---|---|
 //! | `residuals` | `residuals.csv` | `primal_residual` (51), `constraint_residual` (52) |
-//! | `energy` | `energy.csv` | `kinetic_j`, `potential_j`, `total_j` (J) |
+//! | `energy` | `energy.csv` | `kinetic_j`, `potential_j` (gravity), `elastic_j` (36), `total_j` (J) |
 //! | `poses` | `states.csv` | per body `{name}_px,_py,_pz` (m, world), `{name}_rx,_ry,_rz` (Log R, rad) |
 //! | `velocities` | `velocities.csv` | per body `{name}_vx,_vy,_vz` (m/s, world), `{name}_wx,_wy,_wz` (rad/s, body) |
 //! | `lambda` | `lambda.csv` | per joint row `{joint}_l{k}`: accumulated λ of the last substep |
@@ -183,7 +183,12 @@ pub fn channel_columns(channel: Channel, sim: &dyn Simulation) -> Vec<String> {
     };
     match channel {
         Channel::Residuals => vec!["primal_residual".into(), "constraint_residual".into()],
-        Channel::Energy => vec!["kinetic_j".into(), "potential_j".into(), "total_j".into()],
+        Channel::Energy => vec![
+            "kinetic_j".into(),
+            "potential_j".into(),
+            "elastic_j".into(),
+            "total_j".into(),
+        ],
         Channel::Poses => per_body(["px", "py", "pz", "rx", "ry", "rz"]),
         Channel::Velocities => per_body(["vx", "vy", "vz", "wx", "wy", "wz"]),
         Channel::Lambda => sim
@@ -291,9 +296,10 @@ impl Recorder {
             self.scratch.clear();
             match channel {
                 Channel::Residuals => self.scratch.extend([primal, constraint]),
-                Channel::Energy => self
-                    .scratch
-                    .extend([energy.kinetic, energy.potential, total]),
+                Channel::Energy => {
+                    self.scratch
+                        .extend([energy.kinetic, energy.potential, energy.elastic, total])
+                }
                 Channel::Poses => {
                     for i in 0..sim.body_names().len() {
                         self.scratch.extend(sim.position(i).iter());

@@ -16,8 +16,9 @@
 //! * [`rigid_chain`]: the chain of rigid bodies of Section 6.2 — the joint constraint
 //!   (89)–(94) with its gradient (175)–(179), and a builder that puts a whole rod
 //!   (bodies with their masses and inertias, joints, precurvature) into a
-//!   [`crate::xpbd::World`], as joint constraints or as one block-banded system
-//!   ([`RigidChainRod`], [`RigidChainBuilder::build_system`]).
+//!   [`crate::xpbd::World`], as joint constraints solved together by a direct group
+//!   (or one after another, for comparison: [`JointSolve`]) or as one block-banded
+//!   system ([`RigidChainRod`], [`RigidChainBuilder::build_system`]).
 //! * [`fem_rod`]: a rod of elements whose nodes are bodies of an XPBD world, solved
 //!   as one block-banded λ-system per iteration ([`FemRod`], a [`crate::xpbd::System`]).
 //! * [`fem_builder`]: a finite-element rod of any initial shape from its nodal poses
@@ -52,6 +53,6 @@ pub use fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, RodSolve, StraightRo
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
 pub use rigid_chain::{
-    rigid_chain_strain_gradient, EndInertia, RestShape, RigidChain, RigidChainBuilder,
+    rigid_chain_strain_gradient, EndInertia, JointSolve, RestShape, RigidChain, RigidChainBuilder,
     RigidChainConstraint, RigidChainRod, RigidChainRodIds,
 };

@@ -118,6 +118,34 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     /// units squared per joule (m/N for length rows, rad/(N·m) for angle rows).
     fn compliance(&self, row: usize) -> T;
 
+    /// The elastic energy (36) U = ½ Cᵀα⁻¹C of the constraint's compliant rows at the
+    /// bodies' current poses, J (`bodies` is the world's body list, indexed by
+    /// [`BodyId`](crate::xpbd::BodyId)). Hard rows (α = 0) hold no energy (C = 0 is
+    /// imposed, not paid for). An inequality row C ≥ 0 (bounds `(0, +∞)`, see
+    /// [`Constraint::lambda_bounds`]) stores ½C²/α only while violated (C < 0); rows
+    /// with other bounds (motors, friction) are not derived from a potential and hold
+    /// none. The default evaluates the constraint once; [`crate::xpbd::World::energy`]
+    /// sums it over the enabled constraints.
+    fn potential_energy(&self, bodies: &[Body<T, G>]) -> T {
+        let mut eval = ConstraintEval::default();
+        self.evaluate(bodies, &mut eval);
+        let inf = crate::lie::real::c::<T>(f64::INFINITY);
+        let half = crate::lie::real::c::<T>(0.5);
+        (0..self.dim().min(MAX_ROWS)).fold(T::zero(), |acc, j| {
+            let alpha = self.compliance(j);
+            if !(alpha > T::zero()) {
+                return acc;
+            }
+            let c = eval.value[j];
+            let stored = match self.lambda_bounds(j) {
+                (lo, hi) if lo == -inf && hi == inf => c,
+                (lo, hi) if lo == T::zero() && hi == inf => c.min(T::zero()),
+                _ => T::zero(),
+            };
+            acc + half * stored * stored / alpha
+        })
+    }
+
     /// Rayleigh damping b of row `row`, in seconds (≥ 0, finite; 0 = undamped, the
     /// default). The row's damping coefficient is β = b·α⁻¹ (paper Section 4.4, (60)):
     /// the row resists its rate of change Ċ with the force −β Ċ, so b is the ratio of

@@ -43,6 +43,33 @@ impl<T: Real, G: LieGroup<T>, const N: usize> System<T, G> for FemRod<T, G, N> {
         }
     }
 
+    /// Σ over the Gauss points of ½Cᵀα⁻¹C (the quadrature (107)–(109) of the strain
+    /// energy); NaN if an element's poses cannot be evaluated.
+    fn potential_energy(&self, bodies: &[Body<T, G>]) -> T {
+        let half = c::<T>(0.5);
+        let mut energy = T::zero();
+        for (e, element) in self.elements.iter().enumerate() {
+            let first = e * (N - 1);
+            let poses: [Pose<T, G>; N] =
+                std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
+            let Ok(kin) = element.kinematics(&poses) else {
+                return c::<T>(f64::NAN);
+            };
+            for r in 0..self.q {
+                let Ok(point) = element.gauss_point_constraint(&kin, r) else {
+                    return c::<T>(f64::NAN);
+                };
+                for k in 0..6 {
+                    let alpha = point.compliance[k];
+                    if alpha > T::zero() {
+                        energy += half * point.value[k] * point.value[k] / alpha;
+                    }
+                }
+            }
+        }
+        energy
+    }
+
     fn residuals(&self, bodies: &[Body<T, G>], inv_h2: T, primal: &mut [SVector<T, 6>]) -> T {
         let mut csq = T::zero();
         for (e, element) in self.elements.iter().enumerate() {

@@ -61,13 +61,14 @@ use crate::lie::real::c;
 use crate::lie::so3::{hat, right_jacobian_inv};
 use crate::lie::{LieGroup, Pose, Real};
 use crate::xpbd::{
-    Body, BodyId, Constraint, ConstraintEval, ConstraintId, World, XpbdError, MAX_BODIES,
+    Body, BodyId, Constraint, ConstraintEval, ConstraintId, DirectGroupId, World, XpbdError,
+    MAX_BODIES,
 };
 use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 
 mod builder;
 mod system;
-pub use builder::{EndInertia, RestShape, RigidChain, RigidChainBuilder};
+pub use builder::{EndInertia, JointSolve, RestShape, RigidChain, RigidChainBuilder};
 pub use system::{RigidChainRod, RigidChainRodIds};
 
 /// The strains (89)–(90) of the rigid-chain joint between the bodies at poses `a`

@@ -93,7 +93,7 @@ impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
         // Validates and adds the bodies (and checks the world would accept the joints).
         let n = self.poses().len();
         let mut probe = World::<T, G>::new(*world.options())?;
-        let chain = self.build(&mut probe)?;
+        let chain = self.build_joints(&mut probe)?;
         let mut bodies = Vec::with_capacity(n);
         for id in &chain.bodies {
             bodies.push(world.add_body(probe.bodies()[id.0])?);
@@ -285,6 +285,13 @@ impl<T: Real, G: LieGroup<T>> System<T, G> for RigidChainRod<T, G> {
                 b.angular_velocity += Vector3::new(dv[3], dv[4], dv[5]);
             }
         }
+    }
+
+    /// Σ over the joints of ½Cᵀα⁻¹C, the chain's terms (91)–(92).
+    fn potential_energy(&self, bodies: &[Body<T, G>]) -> T {
+        self.joints.iter().fold(T::zero(), |acc, joint| {
+            acc + Constraint::<T, G>::potential_energy(joint, bodies)
+        })
     }
 
     fn residuals(&self, bodies: &[Body<T, G>], inv_h2: T, primal: &mut [SVector<T, 6>]) -> T {

@@ -107,8 +107,47 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         self.primal_scratch = primal;
     }
 
-    /// Total mechanical energy: Σ kinetic + gravitational potential −m g·p, J.
+    /// Total mechanical energy, J: over the dynamic bodies Σ ½m|v|² + ½ωᵀ𝓘ω − m g·p
+    /// (kinetic and gravitational, zero at rest at the world origin), plus
+    /// [`World::elastic_energy`].
     pub fn energy(&self) -> T {
+        self.kinetic_and_gravity_energy() + self.elastic_energy()
+    }
+
+    /// How far the current poses are from satisfying the hard rows (α = 0) of the
+    /// enabled constraints: √Σ C² over their equality rows, plus the violated part
+    /// min(C, 0) of their inequality rows C ≥ 0 (bounds `(0, +∞)`), in the rows' units
+    /// (m or rad). Compliant rows are left out: a deformed spring or a rod bent away
+    /// from its rest shape is a state, not a mismatch. Systems (rods) are left out too.
+    /// NaN if a value is NaN. Used to warn when initial poses do not fit the joints.
+    pub fn hard_violation(&self) -> T {
+        let inf = crate::lie::real::c::<T>(f64::INFINITY);
+        let mut eval = ConstraintEval::default();
+        let mut sum = T::zero();
+        for s in self.slots.iter().filter(|s| s.enabled) {
+            eval.clear();
+            s.constraint.evaluate(&self.bodies, &mut eval);
+            for j in 0..s.dim {
+                if s.constraint.compliance(j) != T::zero() {
+                    continue;
+                }
+                let c = eval.value[j];
+                let v = match s.constraint.lambda_bounds(j) {
+                    (lo, hi) if lo == -inf && hi == inf => c,
+                    (lo, hi) if lo == T::zero() && hi == inf => c.min(T::zero()),
+                    _ => T::zero(),
+                };
+                sum += v * v;
+                if c != c {
+                    sum = c;
+                }
+            }
+        }
+        sum.sqrt()
+    }
+
+    /// Σ ½m|v|² + ½ωᵀ𝓘ω − m g·p over the dynamic bodies, J.
+    pub fn kinetic_and_gravity_energy(&self) -> T {
         let g = self.options.gravity;
         self.bodies
             .iter()
@@ -116,6 +155,23 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             .fold(T::zero(), |acc, b| {
                 acc + b.kinetic_energy() - b.mass() * g.dot(&b.position)
             })
+    }
+
+    /// The elastic energy (36) U = ½ Cᵀα⁻¹C stored in the compliant rows of every
+    /// enabled constraint ([`Constraint::potential_energy`]) and every system
+    /// ([`System::potential_energy`], e.g. a rod's strain energy (91)–(92)) at the
+    /// current poses, J. Zero in a world of hard constraints.
+    pub fn elastic_energy(&self) -> T {
+        let constraints = self
+            .slots
+            .iter()
+            .filter(|s| s.enabled)
+            .fold(T::zero(), |acc, s| {
+                acc + s.constraint.potential_energy(&self.bodies)
+            });
+        self.systems
+            .iter()
+            .fold(constraints, |acc, s| acc + s.potential_energy(&self.bodies))
     }
 }
 

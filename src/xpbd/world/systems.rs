@@ -88,6 +88,13 @@ pub trait System<T: Real, G: LieGroup<T>>: Send + Sync {
     /// α̃ = α·`inv_h2`. Must not allocate.
     fn residuals(&self, bodies: &[Body<T, G>], inv_h2: T, primal: &mut [SVector<T, 6>]) -> T;
 
+    /// The elastic energy (36) U = ½ Cᵀα⁻¹C of the system's compliant rows at the
+    /// current poses, J (hard rows hold none). Default: 0, for a system without
+    /// compliant rows. [`crate::xpbd::World::energy`] includes it.
+    fn potential_energy(&self, _bodies: &[Body<T, G>]) -> T {
+        T::zero()
+    }
+
     /// Called once per substep before the inertial prediction, with the bodies at
     /// their start-of-substep state (as [`crate::xpbd::Constraint::begin_substep`]).
     /// Default: nothing.
