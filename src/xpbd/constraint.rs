@@ -133,7 +133,7 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
         let half = crate::lie::real::c::<T>(0.5);
         (0..self.dim().min(MAX_ROWS)).fold(T::zero(), |acc, j| {
             let alpha = self.compliance(j);
-            if !(alpha > T::zero()) {
+            if alpha.partial_cmp(&T::zero()) != Some(std::cmp::Ordering::Greater) {
                 return acc;
             }
             let c = eval.value[j];

@@ -138,7 +138,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                     _ => T::zero(),
                 };
                 sum += v * v;
-                if c != c {
+                if !c.is_finite() && c.partial_cmp(&T::zero()).is_none() {
                     sum = c;
                 }
             }
