@@ -3,8 +3,9 @@
 //! Exp (31) with the hat map θ ↦ θ/2 (32): `Exp(θ) = cos(|θ|/2) + (θ/|θ|)·sin(|θ|/2)`.
 //! Log picks the short way: q and −q are the same rotation, so the quaternion is
 //! first flipped to w ≥ 0 and `Log(q) = 2·atan2(|v|, w)·v/|v|`, giving |θ| ≤ π and
-//! `q ⊟ (−q) = 0`; for small angles (|v|/w below [`Real::SERIES_ATAN`]) atan(x)/x is
-//! summed as a series in x² = |v|²/w² instead. Exp of a small θ takes sin(θ/2)/θ and
+//! `q ⊟ (−q) = 0`; for |v|/w up to tan(π/8) ([`Real::SERIES_ATAN`]) atan(x)/x is
+//! taken from the polynomial [`Real::ATAN_POLY`] in x² = |v|²/w² instead, and beyond it
+//! atan2 is the crate's own (the same polynomial after an argument reduction). Exp of a small θ takes sin(θ/2)/θ and
 //! cos(θ/2) from their series in θ² (no `sin_cos`). nalgebra's own `scaled_axis` returns 0 for |v| ≤ 1e-7 in f32 and is
 //! not used.
 
@@ -65,7 +66,7 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
         let vv = v.norm_squared();
         if w > T::zero() && so3::atan_series_applies(vv, w) {
             let inv_w = T::one() / w;
-            let a = so3::horner_sq(vv * inv_w * inv_w, T::SERIES_ATAN, &so3::ATAN_SERIES);
+            let a = so3::atan_over_x(vv * inv_w * inv_w);
             return v * (c::<T>(2.0) * a * inv_w);
         }
         let n = vv.sqrt();
@@ -74,7 +75,7 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
             // θ = 2v to within rounding, and v = 0 exactly for the identity.
             return v * c::<T>(2.0);
         }
-        v * (c::<T>(2.0) * n.atan2(w) / n)
+        v * (c::<T>(2.0) * so3::atan2_nonneg(n, w) / n)
     }
 
     #[inline]

@@ -56,10 +56,16 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     /// joints' rotation errors): below this cut-off fewer terms of the same series reach
     /// the same accuracy.
     const SERIES_GAMMA_INV_SHORT: SeriesCut;
-    /// Series cut-off and length for atan(x)/x, in x = tan θ (matrix Log) or
-    /// x = tan(θ/2) (quaternion Log): below the cut-off the Logs take θ from this series
-    /// instead of `atan2`, and need no square root.
+    /// Cut-off and length of the polynomial [`Self::ATAN_POLY`] for atan(x)/x, in
+    /// x = tan θ (matrix Log) or x = tan(θ/2) (quaternion Log): at and below the
+    /// cut-off tan(π/8) the Logs take θ from it instead of `atan2`, and need no square
+    /// root.
     const SERIES_ATAN: SeriesCut;
+    /// Coefficients (of x⁰, x², x⁴, …) of a near-minimax polynomial for atan(x)/x on
+    /// |x| ≤ tan(π/8), accurate to a small fraction of ε (the fit and its measured error
+    /// are documented at its definition in `lie::so3`). Used by the Logs' small-angle
+    /// path and by their `atan2` for larger angles.
+    const ATAN_POLY: &'static [f64];
 
     /// Whether joints evaluate their values C (position error, rotation error, relative
     /// position: [`crate::joint::JointKinematics`]) in `f64` from the bodies' compensated
@@ -119,9 +125,13 @@ impl Real for f64 {
     /// Ratio of successive terms ≤ 1.7e-4 at 0.1 rad; the tail after 5 terms is
     /// 6.3e-19 = 0.003ε relative there (after 4 it would be 11ε).
     const SERIES_GAMMA_INV_SHORT: SeriesCut = SeriesCut::new(0.1, 5);
-    /// atan(x)/x = Σ (−1)ᵏx²ᵏ/(2k+1) has no cancellation for x < 1; at x = 0.1 the first
-    /// omitted term x¹⁶/17 = 5.9e-18 = 0.03ε relative.
-    const SERIES_ATAN: SeriesCut = SeriesCut::new(0.1, 8);
+    /// tan(π/8), with the degree-10 polynomial in x² (12 coefficients): largest relative
+    /// error 7.1e-18 = 0.03ε on [0, tan(π/8)] (a Taylor series would need 20 terms).
+    const SERIES_ATAN: SeriesCut = SeriesCut::new(
+        crate::lie::so3::TAN_PI_8,
+        crate::lie::so3::ATAN_POLY_F64.len(),
+    );
+    const ATAN_POLY: &'static [f64] = &crate::lie::so3::ATAN_POLY_F64;
     /// No: ε·|p|/h is 2e-10 m/s at |p| = 1 m and h = 1 µs.
     const WIDE_CONSTRAINT_VALUES: bool = false;
     /// 0.5 rad: outside it the skew-part axis is accurate to ε/sin(π−0.5) ≈ 2ε.
@@ -171,8 +181,13 @@ impl Real for f32 {
     /// As for f64. Tail after 3 terms at 0.1 rad: 1e-11 = 1e-4ε relative (after 2 it
     /// would be 0.34ε).
     const SERIES_GAMMA_INV_SHORT: SeriesCut = SeriesCut::new(0.1, 3);
-    /// As for f64. First omitted term at x = 0.1: x⁸/9 = 1.1e-9 = 0.009ε relative.
-    const SERIES_ATAN: SeriesCut = SeriesCut::new(0.1, 4);
+    /// tan(π/8), with the degree-4 polynomial in x² (6 coefficients): largest relative
+    /// error 2.5e-9 = 0.02ε on [0, tan(π/8)].
+    const SERIES_ATAN: SeriesCut = SeriesCut::new(
+        crate::lie::so3::TAN_PI_8,
+        crate::lie::so3::ATAN_POLY_F32.len(),
+    );
+    const ATAN_POLY: &'static [f64] = &crate::lie::so3::ATAN_POLY_F32;
     /// Yes: ε·|p|/h is 0.06 m/s at |p| = 1 m and h = 1 µs; in the triple pendulum with
     /// 1000 substeps per 1 ms step that noise raised the energy by up to 0.43 J
     /// (5.6e-3 of |E₀|) within 2 s. The values are small differences of nearly equal
