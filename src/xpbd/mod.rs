@@ -146,5 +146,6 @@ pub use constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_R
 pub use error::XpbdError;
 pub use world::{
     apply_body_correction, BreakEvent, BreakLimits, ConstraintId, DirectGroupId, DirectGroupStats,
-    Residuals, SolveMode, SolverOptions, System, SystemId, World,
+    Residuals, RowBlockEval, RowBlockInfo, SolveMode, SolverOptions, System, SystemId, World,
+    MAX_BLOCK_BODIES,
 };
