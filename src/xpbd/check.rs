@@ -209,7 +209,7 @@ impl fmt::Display for GradientCheck {
 }
 
 /// Checks the analytic gradient of `constraint` at the state `bodies` (the world's
-/// whole body list, indexed by [`BodyId`](super::BodyId)) against central finite differences of
+/// whole body list, indexed by [`BodyId`]) against central finite differences of
 /// world-frame position and body-frame boxplus rotation perturbations of every body it
 /// names. Metric, step and tolerance are in the module docs; the result fails
 /// ([`GradientCheck::passed`] is false) when the gradient is wrong or not finite.
