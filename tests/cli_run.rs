@@ -157,6 +157,24 @@ fn check_jacobians_passes_on_the_shipped_scene() {
     assert!(!text.contains("FAIL"));
 }
 
+/// check-jacobians covers rods: the shear-locking cantilever's 3 Gauss points, in all
+/// four combinations (`tests/rod_check_jacobians.rs` checks every shipped rod scene).
+#[test]
+fn check_jacobians_covers_rods() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/shear_locking.toml");
+    let out = run(&["check-jacobians", scene, "--states", "2"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for combo in ["| matrix | f64 |", "| quaternion | f32 |"] {
+        assert!(
+            text.contains(&format!("| rod gauss point {combo} 3 |")),
+            "{combo} missing: {text}"
+        );
+    }
+    assert!(text.contains("All 12 constraint checks passed."), "{text}");
+}
+
 #[test]
 fn compare_reports_representation_and_precision_differences() {
     let dir = tempfile::tempdir().unwrap();

@@ -152,14 +152,15 @@ enum Command {
         #[arg(long, default_value = "f64", value_parser = parse_scalar)]
         scalar: Scalar,
     },
-    /// Check every constraint's analytic gradient against finite differences, at the
+    /// Check every constraint's analytic gradient, and every rod's (each Gauss point
+    /// of a FEM rod, each joint of a rigid chain), against finite differences, at the
     /// initial state and at random perturbed states, in all four combinations; exits 1
     /// if any exceeds its tolerance.
     CheckJacobians {
         /// Scene file (TOML), or the name of a built-in scene.
         #[arg(default_value = "pendulum")]
         scene: String,
-        /// Random perturbed states per constraint.
+        /// Random perturbed states per constraint or rod row block.
         #[arg(long, default_value_t = 100)]
         states: usize,
         /// Seed of the random states.

@@ -439,7 +439,7 @@ pub fn merge_command(dirs: &[PathBuf], out: &std::path::Path) -> ExitCode {
 }
 
 /// `lie-xpbd check-jacobians`: [`crate::pipeline::jacobians::check_scene_until`];
-/// prints the table, exit 1 if any constraint fails its tolerance. `interrupt` (Ctrl-C)
+/// prints the table, exit 1 if any constraint or rod row block fails its tolerance. `interrupt` (Ctrl-C)
 /// stops it within a few states: the table of what was checked so far is printed and
 /// the exit code is 130.
 pub fn check_command(
@@ -472,7 +472,9 @@ pub fn check_command(
             ExitCode::from(130)
         }
         Ok((report, false)) if report.entries.is_empty() => {
-            eprintln!("error: the scene has no constraints, so there is nothing to check");
+            eprintln!(
+                "error: the scene has no constraints and no rods, so there is nothing to check"
+            );
             ExitCode::from(2)
         }
         Ok((report, false)) => {

@@ -1,13 +1,27 @@
-//! The Jacobian study: every constraint of a scene (or of any world) checked against
-//! central finite differences of boxplus perturbations ([`crate::xpbd::check`]), at its
-//! initial state and at random perturbed states, in all four combinations of rotation
-//! representation and scalar. `lie-xpbd check-jacobians [SCENE]` prints
-//! [`JacobianReport::table`] and exits non-zero if any constraint fails.
+//! The Jacobian study: every constraint of a scene (or of any world), and every row
+//! block of its systems (each Gauss point of a [`crate::rod::FemRod`], each joint of a
+//! [`crate::rod::RigidChainRod`]), checked against central finite differences of
+//! boxplus perturbations ([`crate::xpbd::check`]), at its initial state and at random
+//! perturbed states, in all four combinations of rotation representation and scalar.
+//! `lie-xpbd check-jacobians [SCENE]` prints [`JacobianReport::table`] and exits
+//! non-zero if any check fails.
+//!
+//! A constraint's bodies are perturbed by up to [`JacobianOptions::position_scale`]
+//! and [`JacobianOptions::rotation_scale`]; a row block's by the same position scale
+//! and [`JacobianOptions::system_rotation_scale`] (1 rad by default, so that relative
+//! nodal rotations within a rod element reach 2 rad, where its curvature rows'
+//! derivatives are hardest), lowered per block only where its bodies already turn so
+//! far relative to each other that a perturbed state could reach Log's branch cut
+//! ([`row_block_rotation_scale`]). A system without row blocks
+//! ([`crate::xpbd::System::row_block_count`] = 0) is not checked.
 
 use crate::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use crate::scene::{Scene, SceneError};
 use crate::sim::{Rotation, Scalar};
-use crate::xpbd::{check_gradient_perturbed, ConstraintId, GradientCheck, World, XpbdError};
+use crate::xpbd::check::{check_row_block_perturbed, MAX_ROTATION_SCALE};
+use crate::xpbd::{
+    check_gradient_perturbed, Body, ConstraintId, GradientCheck, System, SystemId, World, XpbdError,
+};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::collections::BTreeMap;
@@ -25,40 +39,51 @@ pub struct JacobianOptions {
     pub rotation_scale: f64,
     /// Seed of the random states (the study is reproducible).
     pub seed: u64,
+    /// Largest rotation perturbation (boxplus), rad, of the bodies of a system's row
+    /// block (a rod's Gauss point or joint), at most
+    /// [`crate::xpbd::check::MAX_ROTATION_SCALE`]; lowered per block where the block's
+    /// bodies already turn far relative to each other ([`row_block_rotation_scale`]).
+    /// Large, because a rod's curvature rows at large nodal rotation differences are
+    /// where derivative bugs hide (a missing ∂Γ/∂θ term is wrong by tens of percent
+    /// there and invisible near straight states): with 1 rad per node, relative
+    /// rotations within an element change by up to 2 rad.
+    pub system_rotation_scale: f64,
 }
 
 impl Default for JacobianOptions {
-    /// 100 states, 0.1 m, 0.5 rad, seed 1.
+    /// 100 states, 0.1 m, 0.5 rad (constraints), seed 1, 1 rad (row blocks).
     fn default() -> Self {
         Self {
             states: 100,
             position_scale: 0.1,
             rotation_scale: 0.5,
             seed: 1,
+            system_rotation_scale: MAX_ROTATION_SCALE,
         }
     }
 }
 
-/// One constraint checked in one combination.
+/// One constraint or system row block checked in one combination.
 #[derive(Debug, Clone)]
 pub struct JacobianEntry {
     /// Rotation representation.
     pub rotation: Rotation,
     /// Scalar type.
     pub scalar: Scalar,
-    /// The check's result (constraint name, kind, worst error, tolerance, where).
+    /// The check's result (constraint or row block name, kind, worst error,
+    /// tolerance, where).
     pub check: GradientCheck,
 }
 
 /// The study's result.
 #[derive(Debug, Clone, Default)]
 pub struct JacobianReport {
-    /// Every constraint in every combination checked.
+    /// Every constraint and row block in every combination checked.
     pub entries: Vec<JacobianEntry>,
 }
 
 impl JacobianReport {
-    /// Whether every constraint passed in every combination.
+    /// Whether every constraint and row block passed in every combination.
     pub fn passed(&self) -> bool {
         self.entries.iter().all(|e| e.check.passed())
     }
@@ -78,8 +103,11 @@ impl JacobianReport {
         self.entries.iter().filter(|e| !e.check.passed()).collect()
     }
 
-    /// A Markdown table of the worst relative error (and its tolerance) per constraint
-    /// kind and combination, followed by one line per failing constraint.
+    /// A Markdown table of the worst relative error (and its tolerance) per kind
+    /// (a constraint's [`crate::xpbd::Constraint::kind`], or a row block's, e.g.
+    /// `rod gauss point`, `rod joint`) and combination, with the number checked of that
+    /// kind (the `constraints` column: a row block is one constraint of the paper, a
+    /// Gauss point (108) or a joint (93)), followed by one line per failing check.
     pub fn table(&self) -> String {
         let mut worst: BTreeMap<(String, Rotation, Scalar), (f64, f64, usize)> = BTreeMap::new();
         for e in &self.entries {
@@ -106,10 +134,12 @@ impl JacobianReport {
     }
 }
 
-/// Checks every constraint of `world` (labelled with its representation and scalar).
+/// Checks every constraint of `world`, then every row block of its systems (labelled
+/// with its representation and scalar).
 ///
 /// # Errors
-/// As [`check_gradient_perturbed`] (a constraint the checker cannot evaluate).
+/// As [`check_gradient_perturbed`] and [`check_row_block_perturbed`] (a constraint or
+/// block the checker cannot evaluate, or an invalid option).
 pub fn check_world<T: Real, G: LieGroup<T>>(
     world: &World<T, G>,
     rotation: Rotation,
@@ -122,12 +152,19 @@ pub fn check_world<T: Real, G: LieGroup<T>>(
 /// Random states checked between two looks at the interrupt flag.
 const STATES_PER_CHUNK: usize = 64;
 
+/// Distance (rad) from Log's branch cut at π that the relative rotations between a
+/// row block's bodies keep in every perturbed state (module docs of
+/// [`crate::xpbd::check`], Validity).
+const BRANCH_CUT_MARGIN: f64 = 0.1;
+
 /// As [`check_world`], looking at `interrupt` every `STATES_PER_CHUNK` (64) random states:
-/// once it is set, the constraint being checked keeps the states checked so far
-/// ([`GradientCheck::states_checked`] says how many) and no further constraint is
+/// once it is set, the constraint or row block being checked keeps the states checked
+/// so far ([`GradientCheck::states_checked`] says how many) and nothing further is
 /// checked. Returns the entries and whether it was interrupted. Uninterrupted, the
-/// result is that of one [`check_gradient_perturbed`] call per constraint (the states
-/// are drawn from the same random sequence, in chunks).
+/// result is that of one [`check_gradient_perturbed`] call per constraint, then one
+/// [`check_row_block_perturbed`] call per row block of every system (systems in the
+/// order added, blocks in order; rotation scale [`row_block_rotation_scale`]), all
+/// drawing from one random sequence seeded by [`JacobianOptions::seed`], in chunks.
 ///
 /// # Errors
 /// As [`check_world`].
@@ -140,6 +177,7 @@ pub fn check_world_until<T: Real, G: LieGroup<T>>(
 ) -> Result<(Vec<JacobianEntry>, bool), XpbdError> {
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut out = Vec::with_capacity(world.constraint_count());
+    let bodies = world.bodies();
     for j in 0..world.constraint_count() {
         if interrupt.load(Ordering::Relaxed) {
             return Ok((out, true));
@@ -147,36 +185,111 @@ pub fn check_world_until<T: Real, G: LieGroup<T>>(
         let Some(c) = world.constraint(ConstraintId(j)) else {
             continue;
         };
-        let mut check: Option<GradientCheck> = None;
-        let mut done = 0;
-        loop {
-            let n = STATES_PER_CHUNK.min(opts.states - done);
-            let chunk = check_gradient_perturbed(
-                c,
-                world.bodies(),
-                &mut rng,
-                n,
-                opts.position_scale,
-                opts.rotation_scale,
-            )?;
-            check = Some(merge_chunk(check, chunk, done));
-            done += n;
-            if done == opts.states || interrupt.load(Ordering::Relaxed) {
-                break;
-            }
+        let (check, complete) = in_chunks(opts.states, &mut rng, interrupt, |rng, n| {
+            check_gradient_perturbed(c, bodies, rng, n, opts.position_scale, opts.rotation_scale)
+        })?;
+        out.push(JacobianEntry {
+            rotation,
+            scalar,
+            check,
+        });
+        if !complete {
+            return Ok((out, true));
         }
-        if let Some(check) = check {
+    }
+    for s in 0..world.system_count() {
+        let Some(system) = world.system(SystemId(s)) else {
+            continue;
+        };
+        for k in 0..system.row_block_count() {
+            if interrupt.load(Ordering::Relaxed) {
+                return Ok((out, true));
+            }
+            let rotation_scale = row_block_rotation_scale(system, k, bodies, opts);
+            let (check, complete) = in_chunks(opts.states, &mut rng, interrupt, |rng, n| {
+                check_row_block_perturbed(
+                    system,
+                    k,
+                    bodies,
+                    rng,
+                    n,
+                    opts.position_scale,
+                    rotation_scale,
+                )
+            })?;
             out.push(JacobianEntry {
                 rotation,
                 scalar,
                 check,
             });
-        }
-        if done < opts.states {
-            return Ok((out, true));
+            if !complete {
+                return Ok((out, true));
+            }
         }
     }
     Ok((out, interrupt.load(Ordering::Relaxed)))
+}
+
+/// The rotation scale (rad) the study perturbs the bodies of row block `k` of
+/// `system` by: [`JacobianOptions::system_rotation_scale`], lowered to
+/// (π − 0.1 − ψ)/2 (not below 0) where ψ is the largest angle between two of the
+/// block's bodies' orientations in `bodies`, so that no perturbed state brings a
+/// relative rotation within 0.1 rad of Log's branch cut at π (both rods take Log of
+/// relative rotations between a block's bodies only: (100) and (90)). A scale outside
+/// [0, [`MAX_ROTATION_SCALE`]] is returned unchanged, for the checker to reject. The
+/// shipped scenes' elements turn by at most 0.79 rad (the spring), so they are
+/// perturbed by the full scale.
+pub fn row_block_rotation_scale<T: Real, G: LieGroup<T>>(
+    system: &dyn System<T, G>,
+    k: usize,
+    bodies: &[Body<T, G>],
+    opts: &JacobianOptions,
+) -> f64 {
+    let scale = opts.system_rotation_scale;
+    if !(0.0..=MAX_ROTATION_SCALE).contains(&scale) {
+        return scale;
+    }
+    let Some(info) = system.row_block(k) else {
+        return scale;
+    };
+    let ids = info.bodies();
+    let mut largest = 0.0f64;
+    for (i, a) in ids.iter().enumerate() {
+        for b in &ids[i + 1..] {
+            if let (Some(a), Some(b)) = (bodies.get(a.0), bodies.get(b.0)) {
+                let angle = a.orientation.boxminus(&b.orientation).norm().to_f64();
+                largest = largest.max(angle);
+            }
+        }
+    }
+    let safe = ((std::f64::consts::PI - BRANCH_CUT_MARGIN - largest) / 2.0).max(0.0);
+    scale.min(safe)
+}
+
+/// Runs `check(rng, n)` over `states` random states in chunks of `STATES_PER_CHUNK`,
+/// looking at `interrupt` between chunks, and merges the chunks. Returns the merged
+/// check and whether all states were checked.
+fn in_chunks<F>(
+    states: usize,
+    rng: &mut StdRng,
+    interrupt: &AtomicBool,
+    mut check: F,
+) -> Result<(GradientCheck, bool), XpbdError>
+where
+    F: FnMut(&mut StdRng, usize) -> Result<GradientCheck, XpbdError>,
+{
+    let mut merged: Option<GradientCheck> = None;
+    let mut done = 0;
+    loop {
+        let n = STATES_PER_CHUNK.min(states - done);
+        let chunk = check(rng, n)?;
+        let m = merge_chunk(merged, chunk, done);
+        done += n;
+        if done == states || interrupt.load(Ordering::Relaxed) {
+            return Ok((m, done == states));
+        }
+        merged = Some(m);
+    }
 }
 
 /// Combines the check of random states `offset + 1 ..` (`chunk`, whose states are
@@ -208,7 +321,7 @@ pub enum JacobianError {
     /// The scene cannot be built.
     #[error(transparent)]
     Scene(#[from] SceneError),
-    /// A constraint could not be checked.
+    /// A constraint or row block could not be checked.
     #[error(transparent)]
     Xpbd(#[from] XpbdError),
 }
@@ -224,10 +337,11 @@ fn one<T: Real, G: LieGroup<T>>(
     Ok(check_world_until(&built.world, r, s, opts, interrupt)?)
 }
 
-/// Checks every constraint of `scene` in all four combinations.
+/// Checks every constraint and system row block of `scene` in all four combinations.
 ///
 /// # Errors
-/// [`JacobianError`] if the scene cannot be built or a constraint cannot be checked.
+/// [`JacobianError`] if the scene cannot be built or a constraint or row block cannot
+/// be checked.
 pub fn check_scene(scene: &Scene, opts: &JacobianOptions) -> Result<JacobianReport, JacobianError> {
     Ok(check_scene_until(scene, opts, &AtomicBool::new(false))?.0)
 }

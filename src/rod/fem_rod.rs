@@ -83,6 +83,7 @@ mod projection;
 mod spec;
 mod system;
 pub use spec::{FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
+pub use system::ROD_GAUSS_POINT_KIND;
 
 use super::banded::{rod_block_bandwidth, BandedError, BlockBandedMatrix};
 use super::element::{GaussPointConstraint, RodElement};

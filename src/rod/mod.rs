@@ -49,10 +49,12 @@ pub use element::{
 pub use end_motion::EndMotion;
 pub use error::RodError;
 pub use fem_builder::PosedRod;
-pub use fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
+pub use fem_rod::{
+    FemRod, FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod, ROD_GAUSS_POINT_KIND,
+};
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
 pub use rigid_chain::{
     rigid_chain_strain_gradient, EndInertia, JointSolve, RestShape, RigidChain, RigidChainBuilder,
-    RigidChainConstraint, RigidChainRod, RigidChainRodIds,
+    RigidChainConstraint, RigidChainRod, RigidChainRodIds, ROD_JOINT_KIND,
 };

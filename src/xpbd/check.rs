@@ -1,4 +1,5 @@
-//! Checking a constraint's analytic gradient against finite differences, with one call.
+//! Checking a constraint's (or a system row block's) analytic gradient against finite
+//! differences, with one call.
 //!
 //! A [`Constraint`] hands the solver its value C(x) and, per body slot, the n×6 block
 //! `[∂C/∂p | D_R C]` of (59): three columns for world-frame position perturbations
@@ -31,9 +32,22 @@
 //! assert_eq!((report.kind, report.states_checked), ("spherical", 21));
 //! ```
 //!
+//! # Row blocks of systems
+//! A [`System`] (a rod) is not a [`Constraint`], but it may expose its rows as row
+//! blocks ([`System::row_block`], [`System::evaluate_row_block`]; module docs of
+//! `xpbd::world::systems`): n ≤ 6 rows over any number of bodies up to
+//! [`MAX_BLOCK_BODIES`](super::MAX_BLOCK_BODIES) = 4 (a cubic rod element's nodes),
+//! with one n×6 block `[∂C/∂p | D_R C]` per body. [`check_row_block`] and
+//! [`check_row_block_perturbed`] check one block exactly as a constraint is checked:
+//! every body of the block (fixed ones too) is perturbed by `p + δp` and `R ⊞ δθ`,
+//! with the same metric, step and tolerance. `lie-xpbd check-jacobians` checks every
+//! row block of every system of a scene ([`crate::pipeline::jacobians`]): each Gauss
+//! point of a [`crate::rod::FemRod`] (kind `"rod gauss point"`) and each joint of a
+//! [`crate::rod::RigidChainRod`] (`"rod joint"`).
+//!
 //! # Error metric
 //! At one state, with J the analytic gradient and J_fd the central differences, both
-//! n × 6k for the k distinct bodies the constraint names (a body named in both slots
+//! n × 6k for the k distinct bodies the constraint or row block names (a body named in both slots
 //! gets the sum of its two blocks, which is what perturbing it measures), the error is
 //! [`numdiff::max_relative_error`]:
 //!
@@ -64,6 +78,22 @@
 //! are invisible here; keep them O(1 m) or compare
 //! [`GradientCheck::worst_relative_error`] with a tolerance of your own.
 //!
+//! Rod rows need no other tolerance. Their gradient entries are of order 1/l (l the
+//! element or segment length: ∂v/∂pₖ = (φₖ,ξ/l)Rᵀ, D_R u ∝ Γ⁻¹/l), so the metric is
+//! relative to max|J| ≳ 1/l there. The value v = Rᵀ(1/l)Σφⱼ,ξ pⱼ differences world
+//! points of size L, round-off ε·L/l, whose central difference errs by ε·L/(l h):
+//! relative to 1/l that is ε·L/h, the position scaling above; the curvature rows
+//! difference relative rotations ψ = Rⱼ ⊟ R₀ (round-off ε/l in u, ε/h relative), and
+//! their truncation error h²·|∂³C|/6 is of order h² relative to 1/l away from the
+//! branch cut. Measured by `lie-xpbd check-jacobians` (100 states, nodes perturbed by
+//! up to 0.1 m and 1 rad) on the shipped rod scenes (linear and cubic elements, up to
+//! L = 1.4 m), worst over them and both representations, f64 / f32: Gauss points
+//! 6.9e-11 / 3.4e-4, and the same scenes as rigid chains 6.9e-11 / 3.4e-4, i.e. at most
+//! 17 % of the tolerance; quadratic and cubic springs (40 elements, each turning by
+//! 2.4 rad, so perturbed by 0.34 rad, 300 states) 1.1e-10 / 5.2e-4. A flipped sign, or
+//! the curvature rows' missing ∂Γ/∂θ term at large relative nodal rotations, errs by
+//! more than 1e-2 (`tests/rod_check_jacobians.rs`).
+//!
 //! # Validity
 //! Finite differences are meaningless across a discontinuity of C. Constraints on
 //! relative rotations through Log (every joint's rotation rows) jump where that
@@ -72,13 +102,18 @@
 //! perturbation of each body by at most `rotation_scale` rad changes a relative rotation
 //! by at most 2·`rotation_scale`, which is why [`check_gradient_perturbed`] accepts at
 //! most [`MAX_ROTATION_SCALE`] = 1 rad: from a state with relative rotations up to
-//! π − 2.1 rad every perturbed state stays ≥ 0.1 rad from the cut. Inequality rows
+//! π − 2.1 rad every perturbed state stays ≥ 0.1 rad from the cut. A rod's rows take
+//! Log of the relative rotations between the bodies of one block (Rⱼ ⊟ R₀ in an
+//! element (100), Rⱼ₊₁ ⊟ Rⱼ at a joint (90)): perturb a block only by a
+//! `rotation_scale` that keeps those below π − 0.1 rad (the study lowers it per block,
+//! [`crate::pipeline::jacobians::row_block_rotation_scale`]). Inequality rows
 //! ([`Constraint::lambda_bounds`]) are checked like equality rows: C itself must be
 //! differentiable at the states checked.
 
-use super::body::Body;
+use super::body::{Body, BodyId};
 use super::constraint::{Constraint, ConstraintEval};
 use super::error::XpbdError;
+use super::world::{RowBlockEval, System};
 use crate::lie::numdiff;
 use crate::lie::real::c;
 use crate::lie::Pose;
@@ -99,9 +134,11 @@ pub const MAX_ROTATION_SCALE: f64 = 1.0;
 /// judged against. `Display` prints all of it in one line, for assertion messages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GradientCheck {
-    /// [`Constraint::name`] of the constraint checked.
+    /// [`Constraint::name`] of the constraint checked, or the row block's
+    /// [`RowBlockInfo::name`](super::RowBlockInfo::name).
     pub constraint: String,
-    /// [`Constraint::kind`] of the constraint checked (e.g. `"revolute"`, `"custom"`).
+    /// [`Constraint::kind`] of the constraint checked (e.g. `"revolute"`, `"custom"`),
+    /// or the row block's kind (`"rod gauss point"`, `"rod joint"`).
     pub kind: &'static str,
     /// The scalar type, [`Real::NAME`] (`"f32"` or `"f64"`).
     pub scalar: &'static str,
@@ -114,11 +151,13 @@ pub struct GradientCheck {
     /// The state of the worst error: 0 = the state given, i ≥ 1 = the i-th random
     /// perturbation of it.
     pub worst_state: usize,
-    /// Row (0-based, < [`Constraint::dim`]) of the entry with the largest |J − J_fd|
-    /// at the worst state.
+    /// Row (0-based, < [`Constraint::dim`] or the block's
+    /// [`RowBlockInfo::dim`](super::RowBlockInfo::dim)) of the entry with the largest
+    /// |J − J_fd| at the worst state.
     pub worst_row: usize,
-    /// Body slot (0 or 1, as in [`Constraint::bodies`]) of that entry; for a body named
-    /// in both slots, the first.
+    /// Body slot of that entry: 0 or 1 as in [`Constraint::bodies`], or for a row
+    /// block the position in [`RowBlockInfo::bodies`](super::RowBlockInfo::bodies)
+    /// (0 to 3); for a body named in two slots, the first.
     pub worst_body_slot: usize,
     /// Column of that entry in the slot's block: 0..3 = ∂C/∂p along world x, y, z (per
     /// m), 3..6 = D_R C about body x, y, z (per rad).
@@ -170,7 +209,7 @@ impl fmt::Display for GradientCheck {
 }
 
 /// Checks the analytic gradient of `constraint` at the state `bodies` (the world's
-/// whole body list, indexed by [`BodyId`](super::BodyId)) against central finite differences of
+/// whole body list, indexed by [`BodyId`]) against central finite differences of
 /// world-frame position and body-frame boxplus rotation perturbations of every body it
 /// names. Metric, step and tolerance are in the module docs; the result fails
 /// ([`GradientCheck::passed`] is false) when the gradient is wrong or not finite.
@@ -199,10 +238,7 @@ pub fn check_gradient<T: Real, G: LieGroup<T>>(
     constraint: &dyn Constraint<T, G>,
     bodies: &[Body<T, G>],
 ) -> Result<GradientCheck, XpbdError> {
-    let setup = Setup::new(constraint, bodies)?;
-    let mut worst = setup.check_state(bodies);
-    worst.scale = worst.scale.max(setup.position_scale(bodies));
-    Ok(setup.report(worst, 1))
+    Ok(Setup::for_constraint(constraint, bodies)?.check_given(bodies))
 }
 
 /// As [`check_gradient`], at the state `bodies` and at `states` random states around
@@ -233,6 +269,86 @@ where
     G: LieGroup<T>,
     R: Rng + ?Sized,
 {
+    check_scales(position_scale, rotation_scale)?;
+    let setup = Setup::for_constraint(constraint, bodies)?;
+    Ok(setup.check_perturbed(bodies, rng, states, position_scale, rotation_scale))
+}
+
+/// Checks the analytic gradient of row block `k` of `system` (module docs of
+/// [`crate::xpbd::world`]'s systems, [`System::row_block`]) at the state `bodies` (the
+/// world's whole body list) against central finite differences, exactly as
+/// [`check_gradient`] checks a constraint, over the block's bodies, however many
+/// (1 to [`MAX_BLOCK_BODIES`](super::MAX_BLOCK_BODIES); fixed bodies are perturbed and
+/// checked like the others: the rows depend on their poses). The report's
+/// [`GradientCheck::constraint`] and [`GradientCheck::kind`] are the block's
+/// [`RowBlockInfo::name`](super::RowBlockInfo::name) and kind, and
+/// [`GradientCheck::worst_body_slot`] indexes the block's bodies.
+///
+/// ```
+/// use lie_xpbd::lie::{LieGroup, UnitQuaternion};
+/// use lie_xpbd::rod::{FemRod, RodMaterial, StraightRod};
+/// use lie_xpbd::xpbd::{check_row_block, SolverOptions, System, World};
+/// let mut world = World::<f64, UnitQuaternion<f64>>::new(SolverOptions::default())?;
+/// let material = RodMaterial::circular(5e6, 0.4, 1000.0, 0.05)?;
+/// // Two cubic elements: one block (6 rows over 4 nodes) per Gauss point.
+/// let ids = FemRod::<f64, UnitQuaternion<f64>, 4>::add_straight(
+///     &mut world, &material, &StraightRod::cantilever(1.0, 2))?;
+/// let rod = world.system(ids.system).unwrap();
+/// assert_eq!(rod.row_block_count(), 6);
+/// let report = check_row_block(rod, 4, world.bodies())?;
+/// assert!(report.passed(), "{report}");
+/// assert_eq!(report.kind, "rod gauss point");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// Invalid input, never a wrong gradient: [`XpbdError::UnknownRowBlock`] unless
+/// `k` < [`System::row_block_count`] (and [`System::row_block`] describes it);
+/// [`XpbdError::UnknownBody`] if the block names a body not in `bodies`;
+/// [`XpbdError::NonFinite`] if a block body's position or orientation is not finite;
+/// any error of [`System::evaluate_row_block`] at the state given.
+pub fn check_row_block<T: Real, G: LieGroup<T>>(
+    system: &dyn System<T, G>,
+    k: usize,
+    bodies: &[Body<T, G>],
+) -> Result<GradientCheck, XpbdError> {
+    Ok(Setup::for_row_block(system, k, bodies)?.check_given(bodies))
+}
+
+/// As [`check_row_block`], at the state `bodies` and at `states` random states around
+/// it, each moving every body of the block (and no other) as
+/// [`check_gradient_perturbed`] does; reports the worst error over all `states + 1`.
+///
+/// With the block's bodies perturbed independently by up to `rotation_scale` rad each,
+/// a relative rotation between two of them changes by up to 2·`rotation_scale`: start
+/// from a state whose relative rotations are at most π − 0.1 − 2·`rotation_scale`
+/// (module docs, Validity), e.g. rod elements turning by at most 1.04 rad with the
+/// largest scale, 1 rad.
+///
+/// # Errors
+/// As [`check_row_block`] and [`check_gradient_perturbed`].
+pub fn check_row_block_perturbed<T, G, R>(
+    system: &dyn System<T, G>,
+    k: usize,
+    bodies: &[Body<T, G>],
+    rng: &mut R,
+    states: usize,
+    position_scale: f64,
+    rotation_scale: f64,
+) -> Result<GradientCheck, XpbdError>
+where
+    T: Real,
+    G: LieGroup<T>,
+    R: Rng + ?Sized,
+{
+    check_scales(position_scale, rotation_scale)?;
+    let setup = Setup::for_row_block(system, k, bodies)?;
+    Ok(setup.check_perturbed(bodies, rng, states, position_scale, rotation_scale))
+}
+
+/// [`XpbdError::InvalidOption`] unless `position_scale` is finite and ≥ 0 and
+/// `rotation_scale` is in [0, [`MAX_ROTATION_SCALE`]].
+fn check_scales(position_scale: f64, rotation_scale: f64) -> Result<(), XpbdError> {
     if !(position_scale.is_finite() && position_scale >= 0.0) {
         return Err(XpbdError::InvalidOption {
             name: "position_scale",
@@ -248,28 +364,7 @@ where
                      relative rotations stay away from Log's branch cut at π",
         });
     }
-    let setup = Setup::new(constraint, bodies)?;
-    let mut worst = setup.check_state(bodies);
-    worst.scale = worst.scale.max(setup.position_scale(bodies));
-    let mut state = bodies.to_vec();
-    for i in 1..=states {
-        state.copy_from_slice(bodies);
-        for &(b, _) in &setup.distinct {
-            let body = &mut state[b];
-            let dp = random_vector::<T, R>(rng, position_scale);
-            let dtheta = random_vector::<T, R>(rng, rotation_scale);
-            body.position += dp;
-            body.orientation = body.orientation.boxplus(&dtheta);
-        }
-        let mut w = setup.check_state(&state);
-        w.state = i;
-        let scale = worst.scale.max(setup.position_scale(&state));
-        if w.error > worst.error {
-            worst = w;
-        }
-        worst.scale = scale;
-    }
-    Ok(setup.report(worst, states + 1))
+    Ok(())
 }
 
 /// A vector of uniformly random direction and length uniform in [0, `len`].
@@ -295,17 +390,94 @@ struct Worst {
     scale: f64,
 }
 
-/// A validated constraint: its name, rows and the distinct bodies it names, each with
-/// the slots naming it.
+/// What is checked: a constraint, or one row block of a system.
+#[derive(Clone, Copy)]
+enum Source<'a, T: Real, G: LieGroup<T>> {
+    Constraint(&'a dyn Constraint<T, G>),
+    RowBlock {
+        system: &'a dyn System<T, G>,
+        index: usize,
+    },
+}
+
+/// A validated constraint or row block: its name, kind, rows and the distinct bodies
+/// it names, each with the slots naming it (a constraint's two slots, or the positions
+/// in a block's body list).
 struct Setup<'a, T: Real, G: LieGroup<T>> {
-    constraint: &'a dyn Constraint<T, G>,
+    source: Source<'a, T, G>,
+    name: String,
+    kind: &'static str,
     dim: usize,
     distinct: Vec<(usize, Vec<usize>)>,
 }
 
 impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
-    fn new(constraint: &'a dyn Constraint<T, G>, bodies: &[Body<T, G>]) -> Result<Self, XpbdError> {
+    fn for_constraint(
+        constraint: &'a dyn Constraint<T, G>,
+        bodies: &[Body<T, G>],
+    ) -> Result<Self, XpbdError> {
         let (dim, slots) = super::constraint::checked_slots(constraint, bodies)?;
+        let setup = Self::new(
+            Source::Constraint(constraint),
+            constraint.name(),
+            constraint.kind(),
+            dim,
+            &slots,
+            bodies,
+        )?;
+        if setup.distinct.is_empty() {
+            return Err(XpbdError::NoDynamicBody {
+                constraint: constraint.name(),
+            });
+        }
+        Ok(setup)
+    }
+
+    fn for_row_block(
+        system: &'a dyn System<T, G>,
+        index: usize,
+        bodies: &[Body<T, G>],
+    ) -> Result<Self, XpbdError> {
+        let info = system
+            .row_block(index)
+            .filter(|_| index < system.row_block_count())
+            .ok_or_else(|| XpbdError::UnknownRowBlock {
+                system: system.name(),
+                index,
+                count: system.row_block_count(),
+            })?;
+        let mut slots = Vec::with_capacity(info.bodies().len());
+        for &BodyId(b) in info.bodies() {
+            if b >= bodies.len() {
+                return Err(XpbdError::UnknownBody {
+                    constraint: info.name().to_string(),
+                    body: b,
+                    count: bodies.len(),
+                });
+            }
+            slots.push(Some(b));
+        }
+        let setup = Self::new(
+            Source::RowBlock { system, index },
+            info.name().to_string(),
+            info.kind(),
+            info.dim(),
+            &slots,
+            bodies,
+        )?;
+        // Errors the block reports at a valid state are input errors too.
+        system.evaluate_row_block(index, bodies, &mut RowBlockEval::default())?;
+        Ok(setup)
+    }
+
+    fn new(
+        source: Source<'a, T, G>,
+        name: String,
+        kind: &'static str,
+        dim: usize,
+        slots: &[Option<usize>],
+        bodies: &[Body<T, G>],
+    ) -> Result<Self, XpbdError> {
         let mut distinct: Vec<(usize, Vec<usize>)> = Vec::new();
         for (slot, b) in slots.iter().enumerate() {
             let Some(b) = *b else { continue };
@@ -327,16 +499,33 @@ impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
                 None => distinct.push((b, vec![slot])),
             }
         }
-        if distinct.is_empty() {
-            return Err(XpbdError::NoDynamicBody {
-                constraint: constraint.name(),
-            });
-        }
         Ok(Self {
-            constraint,
+            source,
+            name,
+            kind,
             dim,
             distinct,
         })
+    }
+
+    /// C and the gradient blocks (per slot) at the state `bodies`.
+    fn evaluate(&self, bodies: &[Body<T, G>], out: &mut RowBlockEval<T>) {
+        match self.source {
+            Source::Constraint(constraint) => {
+                let mut eval = ConstraintEval::default();
+                constraint.evaluate(bodies, &mut eval);
+                out.value = eval.value;
+                for (o, g) in out.gradient.iter_mut().zip(&eval.gradient) {
+                    *o = *g;
+                }
+            }
+            Source::RowBlock { system, index } => {
+                if system.evaluate_row_block(index, bodies, out).is_err() {
+                    // Not after the trial evaluation of `for_row_block`; fails as ∞.
+                    out.value.fill(c(f64::NAN));
+                }
+            }
+        }
     }
 
     /// max(1, largest |position| / 1 m) of the named bodies.
@@ -347,29 +536,73 @@ impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
             .fold(1.0, f64::max)
     }
 
-    /// The error at the state `bodies` (state index 0, scale 1).
-    fn check_state(&self, bodies: &[Body<T, G>]) -> Worst {
+    /// The check at the state `bodies` alone.
+    fn check_given(&self, bodies: &[Body<T, G>]) -> GradientCheck {
+        let mut work = bodies.to_vec();
+        let mut worst = self.check_state(&mut work);
+        worst.scale = worst.scale.max(self.position_scale(bodies));
+        self.report(worst, 1)
+    }
+
+    /// The check at the state `bodies` and `states` random states around it (the
+    /// docs of [`check_gradient_perturbed`]); the scales are valid.
+    fn check_perturbed<R: Rng + ?Sized>(
+        &self,
+        bodies: &[Body<T, G>],
+        rng: &mut R,
+        states: usize,
+        position_scale: f64,
+        rotation_scale: f64,
+    ) -> GradientCheck {
+        let mut work = bodies.to_vec();
+        let mut worst = self.check_state(&mut work);
+        worst.scale = worst.scale.max(self.position_scale(bodies));
+        for i in 1..=states {
+            // Only the checked bodies differ from `bodies`: set them from it.
+            for &(b, _) in &self.distinct {
+                let dp = random_vector::<T, R>(rng, position_scale);
+                let dtheta = random_vector::<T, R>(rng, rotation_scale);
+                work[b].position = bodies[b].position + dp;
+                work[b].orientation = bodies[b].orientation.boxplus(&dtheta);
+            }
+            let mut w = self.check_state(&mut work);
+            w.state = i;
+            let scale = worst.scale.max(self.position_scale(&work));
+            if w.error > worst.error {
+                worst = w;
+            }
+            worst.scale = scale;
+        }
+        self.report(worst, states + 1)
+    }
+
+    /// The error at the state `work` (state index 0, scale 1); `work` is left as given.
+    fn check_state(&self, work: &mut [Body<T, G>]) -> Worst {
         let dim = self.dim;
         let k = self.distinct.len();
         let poses: Vec<Pose<T, G>> = self
             .distinct
             .iter()
-            .map(|&(b, _)| Pose::new(bodies[b].position, bodies[b].orientation))
+            .map(|&(b, _)| Pose::new(work[b].position, work[b].orientation))
             .collect();
-        let work = RefCell::new(bodies.to_vec());
-        let mut out = ConstraintEval::default();
+        let mut out = RowBlockEval::default();
+        self.evaluate(work, &mut out);
+        let cell = RefCell::new(&mut *work);
         let f = |ps: &[Pose<T, G>]| {
-            let mut w = work.borrow_mut();
+            let mut w = cell.borrow_mut();
             for (&(b, _), p) in self.distinct.iter().zip(ps) {
                 w[b].position = p.position;
                 w[b].orientation = p.rotation;
             }
-            let mut out = ConstraintEval::default();
-            self.constraint.evaluate(&w, &mut out);
+            let mut out = RowBlockEval::default();
+            self.evaluate(&w, &mut out);
             DVector::from_column_slice(&out.value.as_slice()[..dim])
         };
         let fd = numdiff::poses_to_vector(f, &poses, T::fd_step());
-        self.constraint.evaluate(bodies, &mut out);
+        for (&(b, _), p) in self.distinct.iter().zip(&poses) {
+            work[b].position = p.position;
+            work[b].orientation = p.rotation;
+        }
         let mut analytic = DMatrix::<T>::zeros(dim, 6 * k);
         for (j, (_, slots)) in self.distinct.iter().enumerate() {
             for &s in slots {
@@ -408,8 +641,8 @@ impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
 
     fn report(&self, w: Worst, states: usize) -> GradientCheck {
         GradientCheck {
-            constraint: self.constraint.name(),
-            kind: self.constraint.kind(),
+            constraint: self.name.clone(),
+            kind: self.kind,
             scalar: T::NAME,
             worst_relative_error: w.error,
             tolerance: T::fd_tolerance().to_f64() * w.scale,

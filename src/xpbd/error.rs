@@ -141,6 +141,17 @@ pub enum XpbdError {
         /// The first failure of the step, from the block-banded solver.
         reason: String,
     },
+    /// A row block index past a [`crate::xpbd::System`]'s
+    /// [`row_block_count`](crate::xpbd::System::row_block_count).
+    #[error("system '{system}' has {count} row block(s); there is no row block {index}")]
+    UnknownRowBlock {
+        /// The system's name.
+        system: String,
+        /// The index asked for.
+        index: usize,
+        /// Its number of row blocks.
+        count: usize,
+    },
     /// Invalid rotation input.
     #[error(transparent)]
     Lie(#[from] LieError),

@@ -141,10 +141,14 @@ pub mod error;
 pub mod world;
 
 pub use body::{Body, BodyId};
-pub use check::{check_gradient, check_gradient_perturbed, GradientCheck, MAX_ROTATION_SCALE};
+pub use check::{
+    check_gradient, check_gradient_perturbed, check_row_block, check_row_block_perturbed,
+    GradientCheck, MAX_ROTATION_SCALE,
+};
 pub use constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_ROWS};
 pub use error::XpbdError;
 pub use world::{
     apply_body_correction, BreakEvent, BreakLimits, ConstraintId, DirectGroupId, DirectGroupStats,
-    Residuals, SolveMode, SolverOptions, System, SystemId, World,
+    Residuals, RowBlockEval, RowBlockInfo, SolveMode, SolverOptions, System, SystemId, World,
+    MAX_BLOCK_BODIES,
 };

@@ -69,7 +69,7 @@ use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 mod builder;
 mod system;
 pub use builder::{EndInertia, JointSolve, RestShape, RigidChain, RigidChainBuilder};
-pub use system::{RigidChainRod, RigidChainRodIds};
+pub use system::{RigidChainRod, RigidChainRodIds, ROD_JOINT_KIND};
 
 /// The strains (89)–(90) of the rigid-chain joint between the bodies at poses `a`
 /// (body j) and `b` (body j + 1) with rest length `length` (m), and their gradient

@@ -24,11 +24,14 @@ use crate::lie::{LieGroup, Real};
 use crate::rod::banded::{BandedError, BlockBandedMatrix};
 use crate::rod::error::RodError;
 use crate::xpbd::{
-    apply_body_correction, Body, BodyId, Constraint, ConstraintEval, System, SystemId, World,
-    XpbdError,
+    apply_body_correction, Body, BodyId, Constraint, ConstraintEval, RowBlockEval, RowBlockInfo,
+    System, SystemId, World, XpbdError,
 };
 use nalgebra::{Matrix6, SMatrix, SVector, Vector3, Vector6};
 use std::marker::PhantomData;
+
+/// [`RowBlockInfo::kind`] of a [`RigidChainRod`] joint.
+pub const ROD_JOINT_KIND: &str = "rod joint";
 
 /// A rigid-chain rod's joints as one [`System`] (module docs). Build it with
 /// [`RigidChainBuilder::build_system`].
@@ -292,6 +295,58 @@ impl<T: Real, G: LieGroup<T>> System<T, G> for RigidChainRod<T, G> {
         self.joints.iter().fold(T::zero(), |acc, joint| {
             acc + Constraint::<T, G>::potential_energy(joint, bodies)
         })
+    }
+
+    /// One block per joint: N − 1 blocks, block j the joint between bodies j and
+    /// j + 1, i.e. rows 6j … 6j + 5 of the system (and of [`System::lambda`]).
+    fn row_block_count(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// Joint j: `"<rod>: joint j"`, kind `"rod joint"`, 6 rows (93) (rows 0–2 v − v*,
+    /// dimensionless; 3–5 u − u*, rad/m) over bodies j and j + 1.
+    fn row_block(&self, k: usize) -> Option<RowBlockInfo> {
+        if k >= self.joints.len() {
+            return None;
+        }
+        RowBlockInfo::new(
+            format!("{}: joint {k}", self.name),
+            ROD_JOINT_KIND,
+            6,
+            &self.bodies[k..k + 2],
+        )
+        .ok()
+    }
+
+    /// C (93) and the blocks (175)–(179) of joint k, by the joint's
+    /// [`Constraint::evaluate`], the evaluation the projection uses. NaN values and
+    /// zero gradients if a body is not in `bodies`.
+    ///
+    /// # Errors
+    /// [`XpbdError::UnknownRowBlock`] unless k < N − 1.
+    fn evaluate_row_block(
+        &self,
+        k: usize,
+        bodies: &[Body<T, G>],
+        out: &mut RowBlockEval<T>,
+    ) -> Result<(), XpbdError> {
+        let Some(joint) = self.joints.get(k) else {
+            return Err(XpbdError::UnknownRowBlock {
+                system: self.name.clone(),
+                index: k,
+                count: self.joints.len(),
+            });
+        };
+        let mut eval = ConstraintEval::default();
+        Constraint::<T, G>::evaluate(joint, bodies, &mut eval);
+        out.value = eval.value;
+        for (o, g) in out.gradient.iter_mut().zip(&eval.gradient) {
+            o.copy_from(g);
+        }
+        for o in out.gradient.iter_mut().skip(eval.gradient.len()) {
+            o.fill(T::zero());
+        }
+        Ok(())
     }
 
     fn residuals(&self, bodies: &[Body<T, G>], inv_h2: T, primal: &mut [SVector<T, 6>]) -> T {

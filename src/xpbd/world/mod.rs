@@ -16,7 +16,9 @@ mod systems;
 pub use breaking::{BreakEvent, BreakLimits};
 pub use direct::{DirectGroupId, DirectGroupStats};
 pub use options::{SolveMode, SolverOptions};
-pub use systems::{apply_body_correction, System, SystemId};
+pub use systems::{
+    apply_body_correction, RowBlockEval, RowBlockInfo, System, SystemId, MAX_BLOCK_BODIES,
+};
 
 /// Index of a constraint in a [`World`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

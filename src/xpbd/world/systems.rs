@@ -31,13 +31,129 @@
 //! [`World::residuals`] adds each system's rows to (51)–(52): the squares of
 //! C + α̃λ to the constraint residual, and −∇Cᵀλ to the primal residual of each of its
 //! dynamic bodies ([`System::residuals`]).
+//!
+//! # Row blocks (checking the gradient)
+//! A system may expose its rows as row blocks, each a small constraint of its own
+//! that the gradient checker can verify against finite differences
+//! ([`crate::xpbd::check::check_row_block`], `lie-xpbd check-jacobians`):
+//! [`System::row_block_count`] blocks, block k of [`System::row_block`] (name, kind,
+//! number of rows n ≤ [`MAX_ROWS`], and the bodies it depends on, at most
+//! [`MAX_BLOCK_BODIES`]) evaluated by [`System::evaluate_row_block`] at the current
+//! state: C ∈ ℝⁿ and, per body of the block, the n×6 gradient block
+//! `[∂C/∂p | D_R C]` of (59) (world-frame position columns per m, body-frame
+//! rotation columns per rad, the right derivative R ⊞ δθ used everywhere in the
+//! crate). The evaluation must be the one the solver uses (the same code path), so
+//! that checking it checks the solve. The interface is optional: by default a system
+//! has no row blocks and is not checked. [`crate::rod::FemRod`] has one block per
+//! Gauss point (108), [`crate::rod::RigidChainRod`] one per joint (93).
 
 use super::World;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::body::{Body, BodyId};
-use crate::xpbd::constraint::SubstepClock;
+use crate::xpbd::constraint::{SubstepClock, MAX_ROWS};
 use crate::xpbd::error::XpbdError;
-use nalgebra::{SVector, Vector3};
+use nalgebra::{SMatrix, SVector, Vector3};
+
+/// Largest number of bodies one row block of a [`System`] may depend on: the four
+/// nodes of a cubic rod element.
+pub const MAX_BLOCK_BODIES: usize = 4;
+
+/// What a row block of a [`System`] is (module docs, Row blocks): its name, kind,
+/// number of rows and bodies. Built by [`RowBlockInfo::new`], which checks the sizes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowBlockInfo {
+    name: String,
+    kind: &'static str,
+    dim: usize,
+    body_count: usize,
+    bodies: [BodyId; MAX_BLOCK_BODIES],
+}
+
+impl RowBlockInfo {
+    /// A block named `name` (for reports, e.g. `"beam: element 2, Gauss point 1"`) of
+    /// kind `kind` (the group it is reported in, e.g. `"rod gauss point"`), with `dim`
+    /// rows over `bodies` (in the order of the gradient blocks of
+    /// [`RowBlockEval::gradient`]; fixed bodies included, the world excluded).
+    ///
+    /// # Errors
+    /// [`XpbdError::BadDimension`] unless 1 ≤ `dim` ≤ [`MAX_ROWS`] (max = MAX_ROWS) or
+    /// unless 1 ≤ `bodies.len()` ≤ [`MAX_BLOCK_BODIES`] (dim = the number of bodies,
+    /// max = MAX_BLOCK_BODIES).
+    pub fn new(
+        name: impl Into<String>,
+        kind: &'static str,
+        dim: usize,
+        bodies: &[BodyId],
+    ) -> Result<Self, XpbdError> {
+        let name = name.into();
+        if dim == 0 || dim > MAX_ROWS {
+            return Err(XpbdError::BadDimension {
+                constraint: name,
+                dim,
+                max: MAX_ROWS,
+            });
+        }
+        if bodies.is_empty() || bodies.len() > MAX_BLOCK_BODIES {
+            return Err(XpbdError::BadDimension {
+                constraint: format!("{name} (bodies)"),
+                dim: bodies.len(),
+                max: MAX_BLOCK_BODIES,
+            });
+        }
+        let mut ids = [BodyId(0); MAX_BLOCK_BODIES];
+        ids[..bodies.len()].copy_from_slice(bodies);
+        Ok(Self {
+            name,
+            kind,
+            dim,
+            body_count: bodies.len(),
+            bodies: ids,
+        })
+    }
+
+    /// The block's name, for reports.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The block's kind, e.g. `"rod gauss point"`, `"rod joint"`.
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// Number of rows n, 1 ≤ n ≤ [`MAX_ROWS`].
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The bodies the rows depend on (1 to [`MAX_BLOCK_BODIES`]), in the order of the
+    /// gradient blocks.
+    pub fn bodies(&self) -> &[BodyId] {
+        &self.bodies[..self.body_count]
+    }
+}
+
+/// Value and gradient of one row block of a [`System`] at one state, in fixed-size
+/// storage ([`System::evaluate_row_block`]); the first n = [`RowBlockInfo::dim`] rows
+/// are used.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowBlockEval<T: Real> {
+    /// C(x), n entries used, in the rows' units.
+    pub value: SVector<T, MAX_ROWS>,
+    /// Per body of [`RowBlockInfo::bodies`] (same order) the n×6 block
+    /// `[∂C/∂p | D_R C]` of (59): columns 0–2 per m of world-frame position, 3–5 per
+    /// rad of body-frame rotation R ⊞ δθ. Blocks past the block's bodies are unused.
+    pub gradient: [SMatrix<T, MAX_ROWS, 6>; MAX_BLOCK_BODIES],
+}
+
+impl<T: Real> Default for RowBlockEval<T> {
+    fn default() -> Self {
+        Self {
+            value: SVector::zeros(),
+            gradient: [SMatrix::zeros(); MAX_BLOCK_BODIES],
+        }
+    }
+}
 
 /// Index of a [`System`] in a [`World`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,6 +219,41 @@ pub trait System<T: Real, G: LieGroup<T>>: Send + Sync {
     /// Called once per substep after the damping pass (as
     /// [`crate::xpbd::Constraint::end_substep`]). Default: nothing.
     fn end_substep(&mut self, _bodies: &[Body<T, G>]) {}
+
+    /// Number of row blocks the system exposes for checking (module docs, Row
+    /// blocks). Default: 0, a system that cannot be checked.
+    fn row_block_count(&self) -> usize {
+        0
+    }
+
+    /// Block `k`'s name, kind, rows and bodies, or `None` unless
+    /// `k` < [`System::row_block_count`]. May allocate (it is for diagnostics).
+    /// Default: `None`.
+    fn row_block(&self, _k: usize) -> Option<RowBlockInfo> {
+        None
+    }
+
+    /// Writes block `k`'s value C and its gradient blocks `[∂C/∂p | D_R C]`, one per
+    /// body of [`System::row_block`]`(k)` in that order, at the current poses of
+    /// `bodies` (the world's body list), into `out` (every used entry is written). It
+    /// must evaluate the rows as [`System::project`] does. A state the rows cannot be
+    /// evaluated at (a non-finite pose) gives NaN values. Must not allocate.
+    ///
+    /// # Errors
+    /// [`XpbdError::UnknownRowBlock`] unless `k` < [`System::row_block_count`] (the
+    /// default, for a system without row blocks, always fails so).
+    fn evaluate_row_block(
+        &self,
+        k: usize,
+        _bodies: &[Body<T, G>],
+        _out: &mut RowBlockEval<T>,
+    ) -> Result<(), XpbdError> {
+        Err(XpbdError::UnknownRowBlock {
+            system: self.name(),
+            index: k,
+            count: self.row_block_count(),
+        })
+    }
 }
 
 /// Applies a solver correction to a body: p ← p + δp (m, world frame) and
