@@ -120,7 +120,7 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
 
     /// The elastic energy (36) U = ½ Cᵀα⁻¹C of the constraint's compliant rows at the
     /// bodies' current poses, J (`bodies` is the world's body list, indexed by
-    /// [`BodyId`](crate::xpbd::BodyId)). Hard rows (α = 0) hold no energy (C = 0 is
+    /// [`BodyId`]). Hard rows (α = 0) hold no energy (C = 0 is
     /// imposed, not paid for). An inequality row C ≥ 0 (bounds `(0, +∞)`, see
     /// [`Constraint::lambda_bounds`]) stores ½C²/α only while violated (C < 0); rows
     /// with other bounds (motors, friction) are not derived from a potential and hold
