@@ -446,3 +446,120 @@ fn two_signals_at_once_count_as_one() {
     let summary = fs::read_to_string(dir.path().join("o/summary.json")).unwrap();
     assert!(summary.contains("\"interrupted\""), "{summary}");
 }
+
+/// New-user finding: `--seconds NaN` and `--seconds 1e400` gave a raw parse message
+/// ("invalid type: string \"NaN\", expected f64"), and `--seconds -1` was taken for an
+/// unknown flag. Every numeric option of `run`, `compare`, `sweep`, `check-jacobians`
+/// and `reproduce` now reads negative numbers and says what is allowed, naming the
+/// option: exit 2, nothing written.
+#[test]
+fn bad_numeric_options_are_named_with_what_is_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let positive = "must be positive and finite";
+    let whole = "must be a whole number >= 0";
+    for (args, option, says) in [
+        (
+            vec!["run", "pendulum", "--seconds", "NaN"],
+            "--seconds",
+            positive,
+        ),
+        (
+            vec!["pendulum", "--seconds", "1e400"],
+            "--seconds",
+            positive,
+        ),
+        (vec!["pendulum", "--seconds", "-1"], "--seconds", positive),
+        (vec!["pendulum", "--seconds", "0"], "--seconds", positive),
+        (
+            vec!["pendulum", "--seconds", "ten"],
+            "--seconds",
+            "number of seconds",
+        ),
+        (
+            vec!["compare", "pendulum", "--seconds", "-1"],
+            "--seconds",
+            positive,
+        ),
+        (
+            vec![
+                "sweep",
+                "pendulum",
+                "--seconds",
+                "inf",
+                "--set",
+                "solver.dt=1e-3",
+            ],
+            "--seconds",
+            positive,
+        ),
+        (
+            vec![
+                "sweep",
+                "pendulum",
+                "--jobs",
+                "-1",
+                "--set",
+                "solver.dt=1e-3",
+            ],
+            "--jobs",
+            whole,
+        ),
+        (vec!["check-jacobians", "--states", "-1"], "--states", whole),
+        (
+            vec!["check-jacobians", "--states", "NaN"],
+            "--states",
+            whole,
+        ),
+        (vec!["check-jacobians", "--seed", "-1"], "--seed", whole),
+        (
+            vec!["check-jacobians", "--seed", "99999999999999999999"],
+            "--seed",
+            "must be at most",
+        ),
+        (
+            vec!["reproduce", "figure11", "--seconds", "-1"],
+            "--seconds",
+            positive,
+        ),
+        (
+            vec!["reproduce", "rigid", "--rps-seconds", "-2"],
+            "--rps-seconds",
+            positive,
+        ),
+        (
+            vec!["reproduce", "rigid", "--pendulum-seconds", "1e400"],
+            "--pendulum-seconds",
+            positive,
+        ),
+        (
+            vec!["reproduce", "cantilever", "--reference-elements", "-1"],
+            "--reference-elements",
+            whole,
+        ),
+    ] {
+        let mut full = args.clone();
+        full.extend(["--out", "x"]);
+        if args[0] == "check-jacobians" {
+            full.truncate(args.len());
+        }
+        let out = run(&full, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("'{option} <")) && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("expected f64"), "{args:?}: {stderr}");
+        assert!(!dir.path().join("x").exists(), "{args:?}");
+    }
+    assert!(!dir.path().join("out").exists());
+    // A number TOML would not read as typed (`.05`) runs with its value.
+    let out = run(&["pendulum", "--seconds", ".05", "--out", "p"], dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let toml = fs::read_to_string(dir.path().join("p/scene.toml")).unwrap();
+    assert!(toml.contains("duration = 0.05"), "{toml}");
+}

@@ -4,8 +4,8 @@
 
 use clap::{Args, Parser, Subcommand};
 use lie_xpbd::pipeline::commands::{
-    check_command, compare_command, merge_command, reproduce_rigid_command, run_command,
-    sweep_command, RunArgs,
+    check_command, compare_command, merge_command, parse_count, parse_positive_seconds,
+    parse_seconds, parse_seed, reproduce_rigid_command, run_command, sweep_command, RunArgs,
 };
 use lie_xpbd::sim::{Rotation, Scalar};
 use std::path::PathBuf;
@@ -63,7 +63,7 @@ enum Command {
         #[arg(long, value_delimiter = ',', default_value = "f64,f32", value_parser = parse_scalar)]
         scalar: Vec<Scalar>,
         /// Simulated duration, s (overrides run.duration).
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
         seconds: Option<String>,
         /// Override a scene field (repeatable), as for `run`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -87,13 +87,13 @@ enum Command {
         #[arg(long, default_value = "f64", value_parser = parse_scalar)]
         scalar: Scalar,
         /// Simulated duration of every run, s (overrides run.duration).
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
         seconds: Option<String>,
         /// Output folder (default: out/<scene name>-sweep).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Runs at once (default: one per core).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
         jobs: usize,
         /// Do not run: write one self-contained `lie-xpbd run ...` command per run to
         /// FILE (for a Slurm job array or GNU parallel), then `lie-xpbd merge DIR`.
@@ -134,16 +134,16 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// figure11: simulated time of every run, s (default: the scene's 10 s).
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_positive_seconds)]
         seconds: Option<f64>,
         /// cantilever: elements of the cubic reference rod (default 100).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
         reference_elements: Option<usize>,
         /// Duration of the pendulum runs, s.
-        #[arg(long, value_name = "S", default_value_t = 100.0)]
+        #[arg(long, value_name = "S", default_value_t = 100.0, allow_negative_numbers = true, value_parser = parse_positive_seconds)]
         pendulum_seconds: f64,
         /// Duration of the 3-RPS runs, s.
-        #[arg(long, value_name = "S", default_value_t = 10.0)]
+        #[arg(long, value_name = "S", default_value_t = 10.0, allow_negative_numbers = true, value_parser = parse_positive_seconds)]
         rps_seconds: f64,
         /// Rotation representation of every run.
         #[arg(long, default_value = "matrix", value_parser = parse_rotation)]
@@ -160,10 +160,10 @@ enum Command {
         #[arg(default_value = "pendulum")]
         scene: String,
         /// Random perturbed states per constraint.
-        #[arg(long, default_value_t = 100)]
+        #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = parse_count)]
         states: usize,
         /// Seed of the random states.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: u64,
     },
 }
@@ -177,7 +177,7 @@ struct RunCli {
     #[arg(long, default_value = "f64", value_parser = parse_scalar)]
     scalar: Option<Scalar>,
     /// Simulated duration, s (overrides run.duration).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
     seconds: Option<String>,
     /// Override a scene field, e.g. --set solver.dt=5e-4 --set bodies.link0.density=500
     /// (repeatable; the value is TOML, a bare word is a string).
