@@ -563,3 +563,54 @@ fn bad_numeric_options_are_named_with_what_is_allowed() {
     let toml = fs::read_to_string(dir.path().join("p/scene.toml")).unwrap();
     assert!(toml.contains("duration = 0.05"), "{toml}");
 }
+
+/// New-user finding: the warnings of a run given `--seconds 0.5` blamed
+/// `--set run.duration=0.5`, an option the user never typed. They name `--seconds`, in
+/// `run` and in the runs of a `sweep`, on stderr and in the summaries.
+#[test]
+fn warnings_name_seconds_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    // Δt = 0.05 s lets the pendulum's joints come apart: a warning naming the settings.
+    let out = run(
+        &[
+            "pendulum",
+            "--seconds",
+            "0.5",
+            "--set",
+            "solver.dt=0.05",
+            "--out",
+            "w",
+        ],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("joints came apart")
+            && stderr.contains("with --seconds 0.5, --set solver.dt=0.05"),
+        "{stderr}"
+    );
+    let md = fs::read_to_string(dir.path().join("w/summary.md")).unwrap();
+    assert!(md.contains("with --seconds 0.5,"), "{md}");
+    let sweep = run(
+        &[
+            "sweep",
+            "pendulum",
+            "--seconds",
+            "0.5",
+            "--set",
+            "solver.dt=0.05",
+            "--out",
+            "s",
+        ],
+        dir.path(),
+    );
+    let summary = fs::read_to_string(dir.path().join("s/run_000/summary.json"))
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&sweep.stderr)));
+    assert!(
+        summary.contains("with --seconds 0.5, --set solver.dt=0.05"),
+        "{summary}"
+    );
+    for text in [&stderr.to_string(), &md, &summary] {
+        assert!(!text.contains("--set run.duration"), "{text}");
+    }
+}

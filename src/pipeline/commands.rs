@@ -117,6 +117,8 @@ pub fn load_scene(name: &str, args: &RunArgs) -> Result<Scene, String> {
     };
     let mut overrides = Vec::new();
     if let Some(s) = &args.seconds {
+        // Messages and warnings call it `--seconds S`.
+        scene.name_option("run.duration", "--seconds");
         overrides.push(("run.duration".to_string(), s.clone()));
     }
     for a in &args.set {
@@ -127,19 +129,8 @@ pub fn load_scene(name: &str, args: &RunArgs) -> Result<Scene, String> {
         };
         overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
-    // `--seconds S` is the override run.duration=S: errors say so in its own words.
-    let words = |e: crate::scene::SceneError| {
-        let text = e.to_string();
-        match &args.seconds {
-            Some(s) => text.replace(
-                &format!("--set run.duration={s}"),
-                &format!("--seconds {s}"),
-            ),
-            None => text,
-        }
-    };
-    scene.set_all(&overrides).map_err(words)?;
-    scene.steps().map_err(words)?;
+    scene.set_all(&overrides).map_err(|e| e.to_string())?;
+    scene.steps().map_err(|e| e.to_string())?;
     Ok(scene)
 }
 
@@ -316,16 +307,7 @@ pub fn sweep_command(
     }
     let runs = match sweep::plan(&scene, &axes, &out) {
         Ok(r) => r,
-        Err(e) => {
-            let text = e.to_string();
-            return fail(match &args.seconds {
-                Some(s) => text.replace(
-                    &format!("--set run.duration={s}"),
-                    &format!("--seconds {s}"),
-                ),
-                None => text,
-            });
-        }
+        Err(e) => return fail(e.to_string()),
     };
     let planned: Vec<_> = runs.iter().map(|(r, _)| r.clone()).collect();
     let others = sweep::other_run_folders(&out, &planned);

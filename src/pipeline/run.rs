@@ -492,14 +492,14 @@ fn summarize(
     summary
 }
 
-/// What the user changed that could explain a bad run: overrides and a non-default
-/// scalar.
+/// What the user changed that could explain a bad run: overrides (as given: `--set
+/// KEY=VALUE`, or `--seconds S`) and a non-default scalar.
 fn changed(scene: &Scene, opts: &RunOptions) -> String {
     let f = scene.file();
     let mut parts: Vec<String> = scene
         .overrides()
         .iter()
-        .map(|(k, v)| format!("--set {k}={v}"))
+        .map(|(k, v)| scene.describe_override(k, v))
         .collect();
     if opts.scalar == Scalar::F32 {
         parts.push(format!(

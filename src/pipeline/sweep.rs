@@ -154,7 +154,7 @@ pub fn plan(
             .overrides()
             .iter()
             .find(|(k, _)| *k == a.key)
-            .map(|(k, v)| format!("--set {k}={v}"))
+            .map(|(k, v)| scene.describe_override(k, v))
             .or_else(|| axes[..j].iter().find(|b| b.key == a.key).map(text));
         if let Some(first) = earlier {
             return Err(SweepError::RepeatedKey {

@@ -75,6 +75,9 @@ pub struct Scene {
     source: Option<String>,
     table: toml::Table,
     overrides: Vec<(String, String)>,
+    // Program options standing for the override of a key, as (key, option):
+    // `--seconds` for `run.duration` ([`Scene::name_option`]).
+    options: Vec<(String, String)>,
 }
 
 impl Scene {
@@ -140,6 +143,7 @@ impl Scene {
             source: Some(text.to_string()),
             table,
             overrides: Vec::new(),
+            options: Vec::new(),
         };
         scene.reparse()?;
         Ok(scene)
@@ -162,6 +166,7 @@ impl Scene {
             source: None,
             table,
             overrides: Vec::new(),
+            options: Vec::new(),
         };
         scene.reparse()?;
         Ok(scene)
@@ -198,7 +203,8 @@ impl Scene {
                     SceneErrorKind::Override,
                     FieldPath::root(),
                     format!(
-                        "{k2} is set twice (--set {k1}={v1} and --set {k2}={v2}); give each key once"
+                        "{k2} is set twice ({} and --set {k2}={v2}); give each key once",
+                        self.describe_override(k1, v1)
                     ),
                 );
                 e.origin = self.origin.clone();
@@ -226,6 +232,25 @@ impl Scene {
             return Err(e);
         }
         Ok(())
+    }
+
+    /// Names the program option that stands for the override of `key`, e.g. `--seconds`
+    /// for `run.duration`: errors and a run's warnings then show that override as
+    /// `--seconds VALUE`, as the user typed it, not as `--set run.duration=VALUE`
+    /// ([`Scene::describe_override`]). Give the option's override first among the
+    /// overrides of `key` (any later one is an error: a key is set once).
+    pub fn name_option(&mut self, key: &str, option: &str) {
+        self.options.retain(|(k, _)| k != key);
+        self.options.push((key.to_string(), option.to_string()));
+    }
+
+    /// How the user gave the override `key=value`: `--set key=value`, or `OPTION value`
+    /// for a key named with [`Scene::name_option`].
+    pub fn describe_override(&self, key: &str, value: &str) -> String {
+        match self.options.iter().find(|(k, _)| k == key) {
+            Some((_, option)) => format!("{option} {value}"),
+            None => format!("--set {key}={value}"),
+        }
     }
 
     /// Applies `key=value` (one `--set` argument).
@@ -278,7 +303,7 @@ impl Scene {
             validate::override_path(&self.file, k)
                 .is_some_and(|p| path.starts_with(&p) || p.starts_with(&path))
         }) {
-            e.message = format!("{} (set by --set {k}={v})", e.message);
+            e.message = format!("{} (set by {})", e.message, self.describe_override(k, v));
             return e;
         }
         if e.line.is_none() {
