@@ -283,7 +283,8 @@ fn check_jacobians_stops_on_ctrl_c() {
 /// Fresh-user finding: a run whose single step takes minutes ignored SIGINT and
 /// SIGTERM. The first signal stops after the current step; a second exits at once
 /// (130), leaving its staged temporaries, which the next run into the folder deletes.
-/// (The second comes 0.8 s after the first: closer ones count as one.)
+/// (The second comes 0.8 s after the first: closer ones count as one.) The long step:
+/// a 200-element cubic rod at the bound of 10⁴ substeps per step (about a minute).
 #[cfg(unix)]
 #[test]
 fn second_ctrl_c_exits_at_once_and_next_run_removes_temporaries() {
@@ -296,7 +297,9 @@ fn second_ctrl_c_exits_at_once_and_next_run_removes_temporaries() {
             "--seconds",
             "0.01",
             "--set",
-            "solver.substeps=1e7",
+            "solver.substeps=1e4",
+            "--set",
+            "rods.beam.elements=200",
             "--out",
             "o",
         ])
@@ -613,4 +616,58 @@ fn warnings_name_seconds_as_given() {
     for text in [&stderr.to_string(), &md, &summary] {
         assert!(!text.contains("--set run.duration"), "{text}");
     }
+}
+
+/// New-user finding: `solver.substeps` had no bound, so one step could run for hours
+/// (`1e7` substeps of the cantilever: about half an hour) and Ctrl-C, honoured between
+/// steps, could not stop it. The value is rejected, naming the key (exit 2); at the
+/// bound a step of the cantilever takes about a second, and Ctrl-C during it stops the
+/// run when that step ends, with its outputs written (exit 130).
+#[cfg(unix)]
+#[test]
+fn substeps_are_bounded_and_ctrl_c_ends_a_long_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cantilever.toml");
+    let out = run(
+        &["run", scene, "--set", "solver.substeps=1e7", "--out", "b"],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("solver.substeps: substeps must be at most 10000")
+            && stderr.contains("(set by --set solver.substeps=1e7)"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("b").exists());
+    let child = cli_common::bin()
+        .args([
+            "run",
+            scene,
+            "--seconds",
+            "100",
+            "--set",
+            "solver.substeps=1e4",
+            "--out",
+            "o",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    cli_common::signal(&child, "INT");
+    let out = cli_common::wait_at_most(child, 60.0).expect("stops when the step ends");
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("o/summary.json")).unwrap()).unwrap();
+    assert_eq!(json["status"], "interrupted", "{json}");
+    assert_eq!(json["settings"]["substeps"], 10000, "{json}");
+    assert!(json["steps"].as_u64().unwrap() < json["settings"]["steps_planned"].as_u64().unwrap());
 }
