@@ -203,7 +203,8 @@ fn joints_violated_at_the_start_are_named_as_the_cause() {
         ],
         dir.path(),
     );
-    assert!(out.status.success());
+    // The solver yanks the bodies together, opening the joints: exit 4.
+    assert_eq!(out.status.code(), Some(4));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("before the first step") && err.contains("frame1/frame2"),
@@ -226,6 +227,10 @@ fn precurved_rod_starts_without_a_joint_warning() {
             "0.01",
             "--set",
             "rods.beam.precurvature=[0.0, 2.0, 0.0]",
+            // With one substep the released rod's first step leaves a constraint
+            // residual of 2e-2 (the joints-apart warning, exit 4); four keep it small.
+            "--set",
+            "solver.substeps=4",
             "--out",
             "o",
         ],
@@ -670,4 +675,79 @@ fn substeps_are_bounded_and_ctrl_c_ends_a_long_step() {
     assert_eq!(json["status"], "interrupted", "{json}");
     assert_eq!(json["settings"]["substeps"], 10000, "{json}");
     assert!(json["steps"].as_u64().unwrap() < json["settings"]["steps_planned"].as_u64().unwrap());
+}
+
+/// New-user finding: a run whose joints came apart (the summary warns "joints came
+/// apart") exited 0, so scripts took it for a good run. It exits 4, with every output
+/// written; a sweep with such a run exits 4 too, unless a run did worse (diverged: 3).
+#[test]
+fn joints_coming_apart_exits_4_with_all_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    // Δt = 0.05 s: the pendulum's joints open by centimetres.
+    let out = run(
+        &[
+            "pendulum",
+            "--seconds",
+            "0.5",
+            "--set",
+            "solver.dt=0.05",
+            "--out",
+            "a",
+        ],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("joints came apart"), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("a/summary.json")).unwrap()).unwrap();
+    assert_eq!(json["status"], "completed", "{json}");
+    assert_eq!(json["joints_came_apart"], true, "{json}");
+    for f in json["files"].as_array().unwrap() {
+        let f = f.as_str().unwrap();
+        assert!(dir.path().join("a").join(f).is_file(), "{f} missing");
+    }
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a/states.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        11
+    );
+    // The same scene at the shipped Δt keeps its joints: exit 0, flag false.
+    let good = run(&["pendulum", "--seconds", "0.5", "--out", "g"], dir.path());
+    assert_eq!(good.status.code(), Some(0));
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("g/summary.json")).unwrap()).unwrap();
+    assert_eq!(json["joints_came_apart"], false, "{json}");
+    // A sweep: 4 if a run came apart and none did worse; 3 if one also diverged.
+    for (gravity, code) in [
+        ("[0,-9.81,0],[0,-1.62,0]", 4),
+        ("[0,-9.81,0],[0,-1e30,0]", 3),
+    ] {
+        let out = run(
+            &[
+                "sweep",
+                "pendulum",
+                "--scalar",
+                "f32",
+                "--seconds",
+                "0.5",
+                "--set",
+                "solver.dt=0.05",
+                "--set",
+                &format!("solver.gravity={gravity}"),
+                "--out",
+                "s",
+            ],
+            dir.path(),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{gravity}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(dir.path().join("s/sweep.csv").is_file());
+    }
 }

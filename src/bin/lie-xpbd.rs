@@ -28,8 +28,11 @@ const SECOND_SIGNAL_AFTER: Duration = Duration::from_millis(500);
                   Markdown, into the run's folder. Without a command it runs the built-in \
                   pendulum with its defaults.\n\nExit codes: 0 success (possibly with warnings), \
                   1 the outputs could not be written, 2 invalid input (nothing written), 3 the \
-                  simulation diverged (the rows before it are written), 130 interrupted by Ctrl-C \
-                  or SIGTERM (the rows so far are written; a second Ctrl-C exits at once)."
+                  simulation diverged (the rows before it are written), 4 the run completed but \
+                  its joints came apart (constraint residual above 1e-2; all outputs are written; \
+                  run, pendulum and sweep), 130 interrupted by Ctrl-C or SIGTERM (the rows so far \
+                  are written; a second Ctrl-C exits at once). A sweep exits with the most \
+                  serious code of its runs: 130, 3, 2, 1, 4, then 0."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -1,9 +1,10 @@
 //! The program's commands as library functions (the `lie-xpbd` binary only parses its
 //! arguments with clap and calls these). Each prints its report and returns the exit
-//! code: 0 success, 1 outputs not written, 2 invalid input, 3 diverged, 130
+//! code: 0 success, 1 outputs not written, 2 invalid input, 3 diverged, 4 (`run`,
+//! `pendulum`, `sweep`) the joints came apart ([`run::EXIT_JOINTS_APART`]), 130
 //! interrupted.
 
-use crate::pipeline::run::{self, RunError, RunOptions, RunStatus, RunSummary};
+use crate::pipeline::run::{self, RunError, RunOptions, RunSummary};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -167,7 +168,8 @@ pub fn progress(done: u64, total: u64) {
 
 /// `lie-xpbd run SCENE` / `pendulum`: runs the scene with [`run::run_scene`] and
 /// prints its summary. Exit 0, 1 (outputs not written), 2 (invalid input), 3
-/// (diverged) or 130 (interrupted).
+/// (diverged), 4 (completed, but the joints came apart: [`RunSummary::exit_code`]) or
+/// 130 (interrupted).
 pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> ExitCode {
     let scene = match load_scene(scene_name, args) {
         Ok(s) => s,
@@ -187,12 +189,7 @@ pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> 
     match run::run_scene(&scene, &opts, interrupt) {
         Ok(summary) => {
             print_summary(&summary, &out);
-            ExitCode::from(match summary.status {
-                RunStatus::Completed => 0,
-                RunStatus::Diverged => 3,
-                RunStatus::Interrupted => 130,
-                RunStatus::Failed => 1,
-            })
+            ExitCode::from(summary.exit_code())
         }
         Err(RunError::Write { source, summary }) => {
             print!("{}", run::markdown(&summary));
@@ -416,12 +413,7 @@ pub fn sweep_command(
             .collect();
         match res {
             Ok(s) => {
-                code = code.max(match s.status {
-                    RunStatus::Completed => 0,
-                    RunStatus::Failed => 1,
-                    RunStatus::Diverged => 3,
-                    RunStatus::Interrupted => 130,
-                });
+                code = more_serious(code, s.exit_code());
                 let status = format!("{:?}", s.status).to_lowercase();
                 println!(
                     "{} [{}]: {status}, median constraint residual {}",
@@ -433,7 +425,7 @@ pub fn sweep_command(
             }
             Err(e) => {
                 eprintln!("{} [{}]: error: {e}", r.dir.display(), label.join(" "));
-                code = code.max(e.exit_code());
+                code = more_serious(code, e.exit_code());
             }
         }
     }
@@ -456,10 +448,29 @@ pub fn sweep_command(
         }
         Err(e) => {
             eprintln!("error: could not merge the runs: {e}");
-            code = code.max(1);
+            code = more_serious(code, 1);
         }
     }
     ExitCode::from(code)
+}
+
+/// The more serious of two exit codes, for a sweep's: 130 (interrupted), then 3
+/// (diverged), 2 (invalid input), 1 (outputs not written), 4 (the joints came apart),
+/// then 0.
+fn more_serious(a: u8, b: u8) -> u8 {
+    let rank = |c: u8| match c {
+        0 => 0,
+        4 => 1,
+        1 => 2,
+        2 => 3,
+        3 => 4,
+        _ => 5,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
 }
 
 /// `lie-xpbd merge`: [`crate::pipeline::sweep::merge`]; exit 2 if no run was found.
