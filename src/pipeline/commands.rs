@@ -414,11 +414,11 @@ pub fn sweep_command(
         match res {
             Ok(s) => {
                 code = more_serious(code, s.exit_code());
-                let status = format!("{:?}", s.status).to_lowercase();
                 println!(
-                    "{} [{}]: {status}, median constraint residual {}",
+                    "{} [{}]: {}, median constraint residual {}",
                     r.dir.display(),
                     label.join(" "),
+                    s.status,
                     s.median_constraint_residual
                         .map_or("n/a".into(), |m| format!("{m:.3e}"))
                 );

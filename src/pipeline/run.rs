@@ -71,6 +71,25 @@ pub enum RunStatus {
     Failed,
 }
 
+impl RunStatus {
+    /// The status as `summary.json` and every table write it: `completed`,
+    /// `diverged`, `interrupted` or `failed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Diverged => "diverged",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The settings a run used.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunSettings {
