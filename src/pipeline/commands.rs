@@ -22,7 +22,8 @@ pub struct RunArgs {
     pub rotation: Option<Rotation>,
     /// Scalar type (default: f64).
     pub scalar: Option<Scalar>,
-    /// `--seconds`: overrides `run.duration` (s), as typed.
+    /// `--seconds`: overrides `run.duration` (s), as text (as typed, see
+    /// [`parse_seconds`]); messages call it `--seconds`.
     pub seconds: Option<String>,
     /// `--set KEY=VALUE` overrides, in order.
     pub set: Vec<String>,
@@ -415,10 +416,15 @@ pub fn sweep_command(
             Ok(s) => {
                 code = more_serious(code, s.exit_code());
                 println!(
-                    "{} [{}]: {}, median constraint residual {}",
+                    "{} [{}]: {}{}, median constraint residual {}",
                     r.dir.display(),
                     label.join(" "),
                     s.status,
+                    if s.joints_came_apart {
+                        " (the joints came apart)"
+                    } else {
+                        ""
+                    },
                     s.median_constraint_residual
                         .map_or("n/a".into(), |m| format!("{m:.3e}"))
                 );
