@@ -22,6 +22,12 @@ fn reproduce(args: &[&str]) -> (tempfile::TempDir, Value) {
     for f in ["runs.csv", "summary.md", "summary.json"] {
         assert!(dir.join(f).is_file(), "{f}");
     }
+    // Statuses read as in summary.json (`completed`), not `Completed`.
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        md.contains("| completed |") && !md.contains("Completed"),
+        "{md}"
+    );
     for png in [
         "error_vs_dof.png",
         "error_vs_step_time.png",

@@ -18,6 +18,12 @@ fn reproduce(args: &[&str]) -> Value {
     );
     let dir = tmp.path().join("f11");
     assert!(dir.join("summary.md").is_file());
+    // Statuses read as in summary.json (`completed`), not `Completed`.
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        md.contains("| completed |") && !md.contains("Completed"),
+        "{md}"
+    );
     let csv = std::fs::read_to_string(dir.join("tip_sag.csv")).unwrap();
     assert!(csv.starts_with(
         "t,banded_1_sag_m,banded_100_sag_m,gauss_point_1_sag_m,gauss_point_100_sag_m\n"

@@ -335,3 +335,60 @@ fn repeated_set_key_exits_2_naming_the_key() {
         assert!(!dir.path().join("x").exists(), "{args:?}");
     }
 }
+
+/// New-user finding: `sweep.csv` carried float noise (`4.260059999999999` µs per
+/// substep; an f32 run's residuals with f64 digits). Override values are written as
+/// typed, numbers as the shortest text that reads back at the run's precision, and the
+/// time per substep to the nanosecond.
+#[test]
+fn sweep_table_has_no_float_noise() {
+    use lie_xpbd::sim::Scalar;
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "sweep",
+            "pendulum",
+            "--scalar",
+            "f32",
+            "--seconds",
+            "0.03",
+            "--set",
+            "solver.dt=1e-3,0.0015",
+            "--set",
+            "bodies.link0.density=0.3e3",
+            "--out",
+            "s",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = fs::read_to_string(dir.path().join("s/sweep.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    assert_eq!(lines.len(), 3, "{csv}");
+    for (line, dt) in lines[1..].iter().zip(["1e-3", "0.0015"]) {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[col("run.duration")], "0.03", "{line}");
+        assert_eq!(f[col("solver.dt")], dt, "{line}");
+        assert_eq!(f[col("bodies.link0.density")], "0.3e3", "{line}");
+        assert_eq!(f[col("status")], "completed", "{line}");
+        for name in [
+            "median_primal_residual",
+            "median_constraint_residual",
+            "max_constraint_residual",
+            "energy_change_fraction",
+        ] {
+            let text = f[col(name)];
+            let x: f64 = text.parse().unwrap();
+            assert_eq!(text, Scalar::F32.format(x), "{name} of {line}");
+        }
+        let micros = f[col("time_per_substep_us")];
+        let decimals = micros.split_once('.').map_or(0, |(_, d)| d.len());
+        assert!(decimals <= 3 && !micros.contains('e'), "{micros}");
+    }
+}

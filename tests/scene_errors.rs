@@ -360,3 +360,40 @@ fn overrides_given_together_are_checked_together() {
     .unwrap();
     assert_eq!(s.steps().unwrap(), 10);
 }
+
+/// New-user finding: `substeps = 1e7` was accepted, and one step then ran for about
+/// half an hour with Ctrl-C (honoured between steps) unable to stop it. A step makes at
+/// most `MAX_SWEEPS_PER_STEP` = substeps × iterations projection sweeps.
+#[test]
+fn substeps_and_iterations_are_bounded() {
+    use lie_xpbd::scene::MAX_SWEEPS_PER_STEP;
+    expect(
+        "too_many_substeps",
+        SceneErrorKind::Invalid,
+        Some(4),
+        "solver.substeps",
+        "substeps must be at most 10000",
+    );
+    let mut s = pendulum();
+    let e = s.set("solver.iterations", "1e5").unwrap_err();
+    assert_eq!(e.path.to_string(), "solver.iterations", "{e}");
+    assert!(
+        e.message.contains("at most 10000") && e.message.contains("--set solver.iterations=1e5"),
+        "{e}"
+    );
+    // The product counts: each within the bound, together beyond it.
+    s.set("solver.substeps", "200").unwrap();
+    let e = s.set("solver.iterations", "100").unwrap_err();
+    assert_eq!(e.path.to_string(), "solver.iterations", "{e}");
+    assert!(e.message.contains("20000 projection sweeps"), "{e}");
+    // The bound itself is allowed.
+    s.set(
+        "solver.iterations",
+        &(MAX_SWEEPS_PER_STEP / 200).to_string(),
+    )
+    .unwrap();
+    assert_eq!(
+        s.file().solver.substeps * s.file().solver.iterations,
+        MAX_SWEEPS_PER_STEP
+    );
+}

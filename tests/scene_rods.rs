@@ -416,7 +416,8 @@ fn bad_rods_are_located_errors() {
         "end = \"free\"\n[[rods.loads]]\nnode = 16\n",
         Invalid,
         "rods[0].loads[0].node",
-        "no node 16",
+        // The inclusive range, not Rust's `0..15`, which reads as excluding 15.
+        "has nodes 0 to 15 (16 nodes), so there is no node 16",
     );
     bad(
         "end = \"free\"",
@@ -430,7 +431,7 @@ fn bad_rods_are_located_errors() {
         "end = \"free\"\n[[joints]]\ntype = \"fixed\"\nbody1 = \"world\"\nbody2 = \"beam:tipp\"",
         Invalid,
         "joints[0].body2",
-        "not a node of rod 'beam'",
+        "not a node of rod 'beam': use base, tip or an index from 0 to 15",
     );
     bad(
         "end = \"free\"",

@@ -610,3 +610,52 @@ fn residuals_are_nan_after_divergence_matrix_f64() {
 fn residuals_are_nan_after_divergence_quaternion_f32() {
     residuals_after_divergence::<f32, UnitQuaternion<f32>>();
 }
+
+/// New-user finding: an orientation that is not a rotation, written into the public
+/// `Body::orientation` between steps, was simulated as if it were one (a quaternion of
+/// norm 2 scales every rotated vector by 4). `World::step` checks orientations the user
+/// changed and refuses with `BodyNotARotation`, leaving the state as it was; a valid
+/// change steps as before.
+#[test]
+fn step_rejects_an_orientation_set_to_a_non_rotation() {
+    // Quaternions: norm 2, and NaN.
+    let (mut w, id) = one_body_world::<f64, UnitQuaternion<f64>>(SolveMode::Block, 0.0);
+    w.step().unwrap();
+    let before = *w.body(id).unwrap();
+    for q in [
+        nalgebra::Quaternion::new(2.0, 0.0, 0.0, 0.0),
+        nalgebra::Quaternion::new(f64::NAN, 0.0, 0.0, 0.0),
+    ] {
+        w.body_mut(id).unwrap().orientation = UnitQuaternion::new_unchecked(q);
+        let err = w.step().unwrap_err();
+        assert!(
+            matches!(err, XpbdError::BodyNotARotation { body: 0, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("body 0 orientation"), "{err}");
+        assert_eq!(w.steps(), 1, "no step was taken");
+        assert_eq!(w.body(id).unwrap().position, before.position);
+    }
+    // A rotation set by the user is used.
+    let turned = <UnitQuaternion<f64> as LieGroup<f64>>::exp(&Vector3::new(0.0, 0.0, 1.0));
+    w.body_mut(id).unwrap().orientation = turned;
+    w.step().unwrap();
+    assert_eq!(w.steps(), 2);
+    // Matrices: a shear.
+    let (mut w, id) = one_body_world::<f32, SO3Matrix<f32>>(SolveMode::Rows, 0.0);
+    w.body_mut(id).unwrap().orientation = SO3Matrix::from_matrix_unchecked(nalgebra::Matrix3::new(
+        1.0, 0.1, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
+    ));
+    let err = w.step().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            XpbdError::BodyNotARotation {
+                body: 0,
+                source: lie_xpbd::lie::LieError::NotOrthogonal { .. }
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(w.steps(), 0);
+}

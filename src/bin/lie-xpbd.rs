@@ -4,8 +4,8 @@
 
 use clap::{Args, Parser, Subcommand};
 use lie_xpbd::pipeline::commands::{
-    check_command, compare_command, merge_command, reproduce_rigid_command, run_command,
-    sweep_command, RunArgs,
+    check_command, compare_command, merge_command, parse_count, parse_positive_seconds,
+    parse_seconds, parse_seed, reproduce_rigid_command, run_command, sweep_command, RunArgs,
 };
 use lie_xpbd::sim::{Rotation, Scalar};
 use std::path::PathBuf;
@@ -28,8 +28,11 @@ const SECOND_SIGNAL_AFTER: Duration = Duration::from_millis(500);
                   Markdown, into the run's folder. Without a command it runs the built-in \
                   pendulum with its defaults.\n\nExit codes: 0 success (possibly with warnings), \
                   1 the outputs could not be written, 2 invalid input (nothing written), 3 the \
-                  simulation diverged (the rows before it are written), 130 interrupted by Ctrl-C \
-                  or SIGTERM (the rows so far are written; a second Ctrl-C exits at once)."
+                  simulation diverged (the rows before it are written), 4 the run completed but \
+                  its joints came apart (constraint residual above 1e-2; all outputs are written; \
+                  run, pendulum and sweep), 130 interrupted by Ctrl-C or SIGTERM (the rows so far \
+                  are written; a second Ctrl-C exits at once). A sweep exits with the most \
+                  serious code of its runs: 130, 3, 2, 1, 4, then 0."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -63,7 +66,7 @@ enum Command {
         #[arg(long, value_delimiter = ',', default_value = "f64,f32", value_parser = parse_scalar)]
         scalar: Vec<Scalar>,
         /// Simulated duration, s (overrides run.duration).
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
         seconds: Option<String>,
         /// Override a scene field (repeatable), as for `run`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -87,13 +90,13 @@ enum Command {
         #[arg(long, default_value = "f64", value_parser = parse_scalar)]
         scalar: Scalar,
         /// Simulated duration of every run, s (overrides run.duration).
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
         seconds: Option<String>,
         /// Output folder (default: out/<scene name>-sweep).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Runs at once (default: one per core).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
         jobs: usize,
         /// Do not run: write one self-contained `lie-xpbd run ...` command per run to
         /// FILE (for a Slurm job array or GNU parallel), then `lie-xpbd merge DIR`.
@@ -134,16 +137,16 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// figure11: simulated time of every run, s (default: the scene's 10 s).
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_positive_seconds)]
         seconds: Option<f64>,
         /// cantilever: elements of the cubic reference rod (default 100).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
         reference_elements: Option<usize>,
         /// Duration of the pendulum runs, s.
-        #[arg(long, value_name = "S", default_value_t = 100.0)]
+        #[arg(long, value_name = "S", default_value_t = 100.0, allow_negative_numbers = true, value_parser = parse_positive_seconds)]
         pendulum_seconds: f64,
         /// Duration of the 3-RPS runs, s.
-        #[arg(long, value_name = "S", default_value_t = 10.0)]
+        #[arg(long, value_name = "S", default_value_t = 10.0, allow_negative_numbers = true, value_parser = parse_positive_seconds)]
         rps_seconds: f64,
         /// Rotation representation of every run.
         #[arg(long, default_value = "matrix", value_parser = parse_rotation)]
@@ -161,10 +164,10 @@ enum Command {
         #[arg(default_value = "pendulum")]
         scene: String,
         /// Random perturbed states per constraint or rod row block.
-        #[arg(long, default_value_t = 100)]
+        #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = parse_count)]
         states: usize,
         /// Seed of the random states.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: u64,
     },
 }
@@ -178,7 +181,7 @@ struct RunCli {
     #[arg(long, default_value = "f64", value_parser = parse_scalar)]
     scalar: Option<Scalar>,
     /// Simulated duration, s (overrides run.duration).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
     seconds: Option<String>,
     /// Override a scene field, e.g. --set solver.dt=5e-4 --set bodies.link0.density=500
     /// (repeatable; the value is TOML, a bare word is a string).

@@ -323,7 +323,7 @@ impl<T: Real, G: LieGroup<T>, K: DriveKind<T>> JointDrive<T, G, K> {
                 return Err(XpbdError::InvalidJoint {
                     field: "stiffness",
                     value: format!("driven row {row} of '{}'", self.name()),
-                    reason: "DriveKind::DRIVEN names rows 0..6 of (81)",
+                    reason: "DriveKind::DRIVEN must name rows 0 to 5 of (81)",
                 });
             }
             if k.partial_cmp(&T::zero()) != Some(std::cmp::Ordering::Greater) {

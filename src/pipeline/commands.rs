@@ -1,9 +1,10 @@
 //! The program's commands as library functions (the `lie-xpbd` binary only parses its
 //! arguments with clap and calls these). Each prints its report and returns the exit
-//! code: 0 success, 1 outputs not written, 2 invalid input, 3 diverged, 130
+//! code: 0 success, 1 outputs not written, 2 invalid input, 3 diverged, 4 (`run`,
+//! `pendulum`, `sweep`) the joints came apart ([`run::EXIT_JOINTS_APART`]), 130
 //! interrupted.
 
-use crate::pipeline::run::{self, RunError, RunOptions, RunStatus, RunSummary};
+use crate::pipeline::run::{self, RunError, RunOptions, RunSummary};
 use crate::scene::Scene;
 use crate::sim::{Rotation, Scalar};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -21,7 +22,8 @@ pub struct RunArgs {
     pub rotation: Option<Rotation>,
     /// Scalar type (default: f64).
     pub scalar: Option<Scalar>,
-    /// `--seconds`: overrides `run.duration` (s), as typed.
+    /// `--seconds`: overrides `run.duration` (s), as text (as typed, see
+    /// [`parse_seconds`]); messages call it `--seconds`.
     pub seconds: Option<String>,
     /// `--set KEY=VALUE` overrides, in order.
     pub set: Vec<String>,
@@ -29,6 +31,73 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     /// Also write the ParaView series.
     pub vtk: bool,
+}
+
+/// Reads a duration option (`--seconds`, `--pendulum-seconds`, `--rps-seconds`): a
+/// number of seconds, positive and finite.
+///
+/// # Errors
+/// The message for the option (clap prefixes it with the option's name): not a number,
+/// or not positive and finite (`NaN`, `-1`, `0`, and `1e400`, which overflows to ∞).
+pub fn parse_positive_seconds(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    match t.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(_) => Err(format!("must be positive and finite (s), got {t}")),
+        Err(_) => Err(format!(
+            "must be a number of seconds, positive and finite (e.g. 2.5 or 1e-3), got '{t}'"
+        )),
+    }
+}
+
+/// Reads `--seconds` of `run`, `pendulum`, `compare` and `sweep` as
+/// [`parse_positive_seconds`] does, and returns the text to apply as `run.duration`:
+/// as typed when TOML reads it as the same number (so the run's `scene.toml`, summary
+/// and sweep table show what was typed), else the shortest text that reads back to it
+/// (`.5` becomes `0.5`).
+///
+/// # Errors
+/// As [`parse_positive_seconds`].
+pub fn parse_seconds(text: &str) -> Result<String, String> {
+    let x = parse_positive_seconds(text)?;
+    let t = text.trim();
+    let toml_value = format!("v = {t}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|v| match v.get("v") {
+            Some(toml::Value::Float(f)) => Some(*f),
+            Some(toml::Value::Integer(i)) => Some(*i as f64),
+            _ => None,
+        });
+    Ok(if toml_value == Some(x) {
+        t.to_string()
+    } else {
+        format!("{x:?}")
+    })
+}
+
+/// Reads a count option (`--states`, `--jobs`, `--reference-elements`): a whole number
+/// ≥ 0 that fits the platform's `usize`.
+///
+/// # Errors
+/// The message for the option (clap prefixes it with the option's name).
+pub fn parse_count(text: &str) -> Result<usize, String> {
+    parse_seed(text).and_then(|n| {
+        usize::try_from(n).map_err(|_| format!("must be at most {}, got {}", usize::MAX, n))
+    })
+}
+
+/// Reads `--seed`: a whole number from 0 to 2⁶⁴ − 1.
+///
+/// # Errors
+/// The message for the option (clap prefixes it with the option's name).
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    t.parse::<u64>().map_err(|_| match t.parse::<i128>() {
+        Ok(n) if n < 0 => format!("must be a whole number >= 0, got {t}"),
+        Ok(_) => format!("must be at most {}, got {t}", u64::MAX),
+        Err(_) => format!("must be a whole number >= 0 (e.g. 100), got '{t}'"),
+    })
 }
 
 /// Loads a scene by path or built-in name and applies the overrides.
@@ -50,6 +119,8 @@ pub fn load_scene(name: &str, args: &RunArgs) -> Result<Scene, String> {
     };
     let mut overrides = Vec::new();
     if let Some(s) = &args.seconds {
+        // Messages and warnings call it `--seconds S`.
+        scene.name_option("run.duration", "--seconds");
         overrides.push(("run.duration".to_string(), s.clone()));
     }
     for a in &args.set {
@@ -60,19 +131,8 @@ pub fn load_scene(name: &str, args: &RunArgs) -> Result<Scene, String> {
         };
         overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
-    // `--seconds S` is the override run.duration=S: errors say so in its own words.
-    let words = |e: crate::scene::SceneError| {
-        let text = e.to_string();
-        match &args.seconds {
-            Some(s) => text.replace(
-                &format!("--set run.duration={s}"),
-                &format!("--seconds {s}"),
-            ),
-            None => text,
-        }
-    };
-    scene.set_all(&overrides).map_err(words)?;
-    scene.steps().map_err(words)?;
+    scene.set_all(&overrides).map_err(|e| e.to_string())?;
+    scene.steps().map_err(|e| e.to_string())?;
     Ok(scene)
 }
 
@@ -109,7 +169,8 @@ pub fn progress(done: u64, total: u64) {
 
 /// `lie-xpbd run SCENE` / `pendulum`: runs the scene with [`run::run_scene`] and
 /// prints its summary. Exit 0, 1 (outputs not written), 2 (invalid input), 3
-/// (diverged) or 130 (interrupted).
+/// (diverged), 4 (completed, but the joints came apart: [`RunSummary::exit_code`]) or
+/// 130 (interrupted).
 pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> ExitCode {
     let scene = match load_scene(scene_name, args) {
         Ok(s) => s,
@@ -129,12 +190,7 @@ pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> 
     match run::run_scene(&scene, &opts, interrupt) {
         Ok(summary) => {
             print_summary(&summary, &out);
-            ExitCode::from(match summary.status {
-                RunStatus::Completed => 0,
-                RunStatus::Diverged => 3,
-                RunStatus::Interrupted => 130,
-                RunStatus::Failed => 1,
-            })
+            ExitCode::from(summary.exit_code())
         }
         Err(RunError::Write { source, summary }) => {
             print!("{}", run::markdown(&summary));
@@ -249,16 +305,7 @@ pub fn sweep_command(
     }
     let runs = match sweep::plan(&scene, &axes, &out) {
         Ok(r) => r,
-        Err(e) => {
-            let text = e.to_string();
-            return fail(match &args.seconds {
-                Some(s) => text.replace(
-                    &format!("--set run.duration={s}"),
-                    &format!("--seconds {s}"),
-                ),
-                None => text,
-            });
-        }
+        Err(e) => return fail(e.to_string()),
     };
     let planned: Vec<_> = runs.iter().map(|(r, _)| r.clone()).collect();
     let others = sweep::other_run_folders(&out, &planned);
@@ -367,24 +414,24 @@ pub fn sweep_command(
             .collect();
         match res {
             Ok(s) => {
-                code = code.max(match s.status {
-                    RunStatus::Completed => 0,
-                    RunStatus::Failed => 1,
-                    RunStatus::Diverged => 3,
-                    RunStatus::Interrupted => 130,
-                });
-                let status = format!("{:?}", s.status).to_lowercase();
+                code = more_serious(code, s.exit_code());
                 println!(
-                    "{} [{}]: {status}, median constraint residual {}",
+                    "{} [{}]: {}{}, median constraint residual {}",
                     r.dir.display(),
                     label.join(" "),
+                    s.status,
+                    if s.joints_came_apart {
+                        " (the joints came apart)"
+                    } else {
+                        ""
+                    },
                     s.median_constraint_residual
                         .map_or("n/a".into(), |m| format!("{m:.3e}"))
                 );
             }
             Err(e) => {
                 eprintln!("{} [{}]: error: {e}", r.dir.display(), label.join(" "));
-                code = code.max(e.exit_code());
+                code = more_serious(code, e.exit_code());
             }
         }
     }
@@ -407,10 +454,29 @@ pub fn sweep_command(
         }
         Err(e) => {
             eprintln!("error: could not merge the runs: {e}");
-            code = code.max(1);
+            code = more_serious(code, 1);
         }
     }
     ExitCode::from(code)
+}
+
+/// The more serious of two exit codes, for a sweep's: 130 (interrupted), then 3
+/// (diverged), 2 (invalid input), 1 (outputs not written), 4 (the joints came apart),
+/// then 0.
+fn more_serious(a: u8, b: u8) -> u8 {
+    let rank = |c: u8| match c {
+        0 => 0,
+        4 => 1,
+        1 => 2,
+        2 => 3,
+        3 => 4,
+        _ => 5,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
 }
 
 /// `lie-xpbd merge`: [`crate::pipeline::sweep::merge`]; exit 2 if no run was found.

@@ -173,7 +173,7 @@ pub(crate) fn check_seconds(
     if !(seconds.is_finite() && seconds > 0.0) {
         return Err(invalid(
             option,
-            format!("must be a positive finite number of seconds, got {seconds}"),
+            format!("must be positive and finite (s), got {seconds}"),
         ));
     }
     scene

@@ -23,8 +23,14 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// A constraint residual (52) above this (m or rad) means the joints came apart: the
-/// run is reported as not physically meaningful.
+/// run is reported as not physically meaningful ([`RunSummary::joints_came_apart`];
+/// the program exits with [`EXIT_JOINTS_APART`]).
 pub const RESIDUAL_WARNING: f64 = 1e-2;
+
+/// The program's exit code for a run that took all its steps but whose joints came
+/// apart ([`RunSummary::joints_came_apart`]): its outputs are all written, but they do
+/// not describe the jointed system.
+pub const EXIT_JOINTS_APART: u8 = 4;
 
 /// An energy rise above this fraction of the energy available above rest is reported:
 /// backward Euler only removes energy, so a rise is round-off or an unstable setting.
@@ -63,6 +69,25 @@ pub enum RunStatus {
     Interrupted,
     /// Writing the outputs failed during the run, which stopped there (see `error`).
     Failed,
+}
+
+impl RunStatus {
+    /// The status as `summary.json` and every table write it: `completed`,
+    /// `diverged`, `interrupted` or `failed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Diverged => "diverged",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The settings a run used.
@@ -150,10 +175,28 @@ pub struct RunSummary {
     pub energy_change_fraction: Option<f64>,
     /// The joints that broke (`break_force` / `break_torque`), in order.
     pub breaks: Vec<crate::sim::Break>,
+    /// Whether the largest constraint residual (52) exceeded [`RESIDUAL_WARNING`] (or
+    /// is NaN): the joints came apart, and `warnings` says so.
+    pub joints_came_apart: bool,
     /// Signs that the run is not physically meaningful; empty if none.
     pub warnings: Vec<String>,
     /// Files written, relative to the run's folder.
     pub files: Vec<String>,
+}
+
+impl RunSummary {
+    /// The program's exit code for this run: 0 completed, [`EXIT_JOINTS_APART`] (4)
+    /// completed but the joints came apart, 3 diverged, 130 interrupted, 1 the outputs
+    /// could not be written.
+    pub fn exit_code(&self) -> u8 {
+        match self.status {
+            RunStatus::Completed if self.joints_came_apart => EXIT_JOINTS_APART,
+            RunStatus::Completed => 0,
+            RunStatus::Diverged => 3,
+            RunStatus::Interrupted => 130,
+            RunStatus::Failed => 1,
+        }
+    }
 }
 
 /// Why [`run_scene`] failed.
@@ -466,6 +509,10 @@ fn summarize(
         energy_available_j: available,
         energy_change_fraction: (available > 0.0 && change.is_finite()).then(|| change / available),
         breaks: Vec::new(),
+        joints_came_apart: stats
+            .constraint
+            .max()
+            .is_some_and(|m| m.is_nan() || m > RESIDUAL_WARNING),
         warnings: Vec::new(),
         files: Vec::new(),
     };
@@ -492,14 +539,14 @@ fn summarize(
     summary
 }
 
-/// What the user changed that could explain a bad run: overrides and a non-default
-/// scalar.
+/// What the user changed that could explain a bad run: overrides (as given: `--set
+/// KEY=VALUE`, or `--seconds S`) and a non-default scalar.
 fn changed(scene: &Scene, opts: &RunOptions) -> String {
     let f = scene.file();
     let mut parts: Vec<String> = scene
         .overrides()
         .iter()
-        .map(|(k, v)| format!("--set {k}={v}"))
+        .map(|(k, v)| scene.describe_override(k, v))
         .collect();
     if opts.scalar == Scalar::F32 {
         parts.push(format!(
@@ -520,10 +567,7 @@ fn changed(scene: &Scene, opts: &RunOptions) -> String {
 
 fn warnings(scene: &Scene, opts: &RunOptions, s: &RunSummary, stats: &RunStats) -> Vec<String> {
     let mut w = Vec::new();
-    if let Some(m) = s
-        .max_constraint_residual
-        .filter(|m| m.is_nan() || *m > RESIDUAL_WARNING)
-    {
+    if let Some(m) = s.max_constraint_residual.filter(|_| s.joints_came_apart) {
         w.push(format!(
             "the largest constraint residual (52) is {m:.3e} (m or rad), above {RESIDUAL_WARNING:e}: the joints came apart, so the run is not physically meaningful; with {}, try a smaller solver.dt or more solver.substeps",
             changed(scene, opts)

@@ -154,7 +154,7 @@ pub fn plan(
             .overrides()
             .iter()
             .find(|(k, _)| *k == a.key)
-            .map(|(k, v)| format!("--set {k}={v}"))
+            .map(|(k, v)| scene.describe_override(k, v))
             .or_else(|| axes[..j].iter().find(|b| b.key == a.key).map(text));
         if let Some(first) = earlier {
             return Err(SweepError::RepeatedKey {
@@ -452,7 +452,6 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, SweepError> {
             }
         }
     }
-    let num = |x: Option<f64>| x.map_or_else(String::new, |v| Scalar::F64.format(v));
     let mut csv = String::from("dir,scene");
     for k in &keys {
         csv += &format!(",{k}");
@@ -473,6 +472,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, SweepError> {
         }
     };
     for r in &report.rows {
+        // Numbers as the shortest text that reads back at the run's precision (an f32
+        // run's residuals carry no more digits than f32 has), and the time per substep
+        // to the nanosecond, the clock's resolution: no float noise such as
+        // 4.260059999999999.
+        let scalar = r.scalar.parse().unwrap_or(Scalar::F64);
+        let num = |x: Option<f64>| x.map_or_else(String::new, |v| scalar.format(v));
+        let micros = |x: Option<f64>| {
+            x.map_or_else(String::new, |t| Scalar::F64.format((t * 1e3).round() / 1e3))
+        };
         let val = |k: &String| {
             r.overrides
                 .iter()
@@ -503,7 +511,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, SweepError> {
             num(r.median_constraint_residual),
             num(r.max_constraint_residual),
             num(r.energy_change_fraction),
-            num(r.time_per_substep_us),
+            micros(r.time_per_substep_us),
             r.warnings
         );
         let short = |x: Option<f64>| x.map_or_else(|| "n/a".into(), |v| format!("{v:.3e}"));

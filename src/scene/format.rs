@@ -100,10 +100,12 @@ pub struct SolverSpec {
     /// Time step Δt, s (> 0).
     #[serde(default = "default_dt")]
     pub dt: f64,
-    /// Substeps per step (≥ 1).
+    /// Substeps per step (≥ 1; substeps × iterations ≤
+    /// [`crate::scene::MAX_SWEEPS_PER_STEP`]).
     #[serde(default = "one", deserialize_with = "count::deserialize")]
     pub substeps: usize,
-    /// Gauss–Seidel sweeps per substep (≥ 1).
+    /// Gauss–Seidel sweeps per substep (≥ 1; substeps × iterations ≤
+    /// [`crate::scene::MAX_SWEEPS_PER_STEP`]).
     #[serde(default = "one", deserialize_with = "count::deserialize")]
     pub iterations: usize,
     /// Solve mode: `block` (vector joints, one solve each (124)), `rows` (vector joints,

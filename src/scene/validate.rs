@@ -414,6 +414,20 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
             "iterations must be at least 1",
         ));
     }
+    let max = super::MAX_SWEEPS_PER_STEP;
+    let (substeps, iterations) = (file.solver.substeps, file.solver.iterations);
+    if substeps > max {
+        return Err(invalid(
+            solver.key("substeps"),
+            format!("substeps must be at most {max} (a step makes substeps × iterations projection sweeps, and Ctrl-C stops a run only between steps), got {substeps}; use a smaller solver.dt instead"),
+        ));
+    }
+    if substeps.saturating_mul(iterations) > max {
+        return Err(invalid(
+            solver.key("iterations"),
+            format!("{substeps} substep(s) × {iterations} iterations is {} projection sweeps per step; at most {max} are allowed (Ctrl-C stops a run only between steps): use fewer iterations, or fewer substeps with a smaller solver.dt", substeps.saturating_mul(iterations)),
+        ));
+    }
     finite3(solver.key("gravity"), "gravity", &file.solver.gravity)?;
     if file.solver.joint_solve == JointSolveSpec::Direct && file.joints.is_empty() {
         return Err(invalid(

@@ -33,6 +33,17 @@ pub enum XpbdError {
     /// `new_unchecked` from a non-unit quaternion).
     #[error("body orientation is not a rotation: {0}")]
     NotARotation(LieError),
+    /// A body's public [`crate::xpbd::Body::orientation`] was set between steps to a
+    /// value that is not a rotation (e.g. a quaternion of norm 2 built with
+    /// `new_unchecked`, a matrix that is not orthogonal, or NaN):
+    /// [`crate::xpbd::World::step`] refuses to step and leaves the state as it was.
+    #[error("body {body} orientation was set to a value that is not a rotation: {source}")]
+    BodyNotARotation {
+        /// Index of the body in the world.
+        body: usize,
+        /// What is wrong with the orientation.
+        source: LieError,
+    },
     /// A quantity that must be finite has a NaN or infinite entry.
     #[error("{what} has a non-finite entry (NaN or infinity)")]
     NonFinite {

@@ -288,7 +288,7 @@ pub fn markdown(r: &Figure11Report) -> String {
     s.push_str("| solve | iterations | tip sag at end, m | largest sag, m | tip x, m | final max speed | step, ms | primal | constraint | t, s | status |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for x in &r.runs {
         s.push_str(&format!(
-            "| {} | {} | {:.4} | {:.4} | {:.4} | {:.1e} | {:.4} | {} | {} | {} | {:?} |\n",
+            "| {} | {} | {:.4} | {:.4} | {:.4} | {:.1e} | {:.4} | {} | {} | {} | {} |\n",
             x.solve,
             x.iterations,
             x.tip_sag_m,

@@ -386,7 +386,7 @@ pub fn markdown(report: &RigidReport, opts: &RigidOptions) -> String {
         for (mode, _, _) in RUNS {
             let Some(r) = runs.get(mode) else { continue };
             s += &format!(
-                "| {scene} | {mode} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {:?} |\n",
+                "| {scene} | {mode} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} |\n",
                 if r.primal_correction { "on" } else { "off" },
                 e(r.median_primal_0_15),
                 e(r.median_constraint_0_15),

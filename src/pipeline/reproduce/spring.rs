@@ -393,7 +393,7 @@ pub fn markdown(r: &SpringReport) -> String {
             })
             .collect();
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.4} | {:.3} | {:?} |\n",
+            "| {} | {} | {} | {} | {} | {:.4} | {:.3} | {} |\n",
             x.discretization,
             x.elements,
             opt(x.buckling_compression_m),

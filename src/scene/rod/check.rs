@@ -50,7 +50,7 @@ pub(crate) fn node_index(rod: &RodSpec, node: &NodeRef) -> Result<usize, String>
             .parse::<i64>()
             .map_err(|_| {
                 format!(
-                    "'{s}' is not a node of rod '{}': use base, tip or an index 0..{}",
+                    "'{s}' is not a node of rod '{}': use base, tip or an index from 0 to {}",
                     rod.name,
                     n - 1
                 )
@@ -58,7 +58,7 @@ pub(crate) fn node_index(rod: &RodSpec, node: &NodeRef) -> Result<usize, String>
             .and_then(|i| node_index(rod, &NodeRef::Index(i))),
         NodeRef::Index(i) => usize::try_from(*i).ok().filter(|&k| k < n).ok_or_else(|| {
             format!(
-                "rod '{}' has nodes 0..{} ({n} nodes), so there is no node {i}",
+                "rod '{}' has nodes 0 to {} ({n} nodes), so there is no node {i}",
                 rod.name,
                 n - 1
             )

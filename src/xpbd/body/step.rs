@@ -267,6 +267,17 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         self.add_rotation(&e, compose);
     }
 
+    /// Checks an orientation written into the public field since the solver last wrote
+    /// it (a user's change between steps): it must be a rotation within
+    /// [`Real::orthogonality_tolerance`], as [`Body::fixed`] requires. A body whose
+    /// orientation the solver wrote last costs one comparison.
+    pub(crate) fn check_changed_orientation(&self) -> Result<(), crate::lie::LieError> {
+        if self.orientation == self.written_orientation {
+            return Ok(());
+        }
+        crate::lie::matrix::validate_rotation_matrix(&self.orientation.to_matrix()).map(|_| ())
+    }
+
     /// Restarts the compensation if the public `position` or `orientation` was changed
     /// since the solver last wrote it (a user moving the body between steps).
     fn resync_compensation(&mut self) {

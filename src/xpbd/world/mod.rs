@@ -288,12 +288,19 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// Advances by one time step Δt (all substeps).
     ///
     /// # Errors
+    /// [`XpbdError::BodyNotARotation`] before anything is computed (the state is left as
+    /// it was) if a body's public `orientation` was set since the last step to a value
+    /// that is not a rotation; only orientations changed that way are checked.
     /// [`XpbdError::Diverged`] if a body's state became non-finite (the state is left
     /// as computed, for inspection); otherwise [`XpbdError::DirectSolveFailed`] if a
     /// direct group ([`World::add_direct_group`]) found no finite solution in some
     /// iteration of the step (that projection changed nothing; the step was
     /// completed).
     pub fn step(&mut self) -> Result<(), XpbdError> {
+        for (body, b) in self.bodies.iter().enumerate() {
+            b.check_changed_orientation()
+                .map_err(|source| XpbdError::BodyNotARotation { body, source })?;
+        }
         for _ in 0..self.options.substeps {
             self.substep();
         }
@@ -319,7 +326,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// projections of the other constraints, velocity update (line 10), then the
     /// velocity-level damping pass [`World::solve_velocities`] (lines 11–14), then
     /// [`Constraint::end_substep`] of every constraint, then the breaking check of
-    /// breakable constraints ([`World::set_break_limits`]).
+    /// breakable constraints ([`World::set_break_limits`]). Unlike [`World::step`], it
+    /// does not check orientations set by the user.
     pub fn substep(&mut self) {
         let h = self.options.substep_dt();
         let g = self.options.gravity;

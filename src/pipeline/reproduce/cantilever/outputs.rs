@@ -35,10 +35,7 @@ pub(super) fn write_outputs(
             opt(run.primal_residual[1]),
             opt(run.constraint_residual[0]),
             opt(run.constraint_residual[1]),
-            serde_json::to_value(run.status)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
+            run.status,
         ));
     }
     out.stage_bytes("runs.csv", csv.as_bytes())?;
@@ -148,7 +145,7 @@ pub fn markdown(r: &CantileverReport) -> String {
     s.push_str("| discretization | elements | DOF | tip error, m | step, ms | final max speed | primal first → last | constraint first → last | status |\n|---|---|---|---|---|---|---|---|---|\n");
     for run in &r.runs {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {:.4} | {:.1e} | {} → {} | {} → {} | {:?} |\n",
+            "| {} | {} | {} | {} | {:.4} | {:.1e} | {} → {} | {} → {} | {} |\n",
             run.discretization,
             run.elements,
             run.dof,
