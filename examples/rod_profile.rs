@@ -20,8 +20,9 @@
 //! collected with the toggle above: its total divided by the step count is the cost of
 //! one step; the inclusive costs of `evaluate_element` (element kinematics and strain
 //! gradients), `assemble` (∇C 𝓜⁻¹ ∇Cᵀ + α̃), `factor`, `solve_in_place` and
-//! `node_corrections` split it by component. A rod whose band exceeds 512 KiB (e.g.
-//! 1,000 linear or 200 cubic elements in f64) is instead projected in one streaming
+//! `node_corrections` split it by component. A rod whose band and Gauss-point cache together
+//! exceed 512 KiB (e.g. 1,000 linear or 100 cubic elements in f64) is instead projected
+//! in one streaming
 //! pass: there `factor_row`, `forward_row` and `back_substitute_in_place` replace
 //! `factor` and `solve_in_place`, and the assembly is part of `project_banded`'s own
 //! cost.

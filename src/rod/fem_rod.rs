@@ -28,14 +28,15 @@
 //! by `𝓜⁻¹ ∇CᵀΔλ` (57)–(58). One projection is one Newton step of the whole rod, so the
 //! rod keeps its stiffness with a single iteration per substep (Fig. 11).
 //!
-//! For a long rod (a band larger than about an L2 cache, 512 KiB) the projection
-//! makes one pass along the rod: element by element it evaluates the
-//! element's points, assembles their block rows (which need the points of this and
-//! the previous element only), factors those rows (which need only the rows above)
-//! and forward-substitutes them, so each element's data is used while it is in cache;
-//! a second pass, backwards, is the back substitution. The operations, and so the
-//! results, are those of assembling everything, then factoring, then solving, which
-//! is what a shorter rod does (faster while everything is in cache).
+//! For a long rod (band and Gauss-point cache together larger than about an L2
+//! cache, 512 KiB) the projection makes one pass along the rod: element by element
+//! it evaluates the element's points, assembles their block rows (which need the
+//! points of this and the previous element only), factors those rows (which need
+//! only the rows above) and forward-substitutes them, so each element's data is used
+//! while it is in cache; a second pass, backwards, is the back substitution. The
+//! operations, and so the results, are those of assembling everything, then
+//! factoring, then solving, which is what a shorter rod does (faster while
+//! everything is in cache).
 //!
 //! The band is given the rod's profile ([`BlockBandedMatrix::set_row_start`]): row
 //! e·q + r couples only with the points of elements e − 1 and e, so its first
@@ -95,11 +96,13 @@ use crate::xpbd::{apply_body_correction, Body, BodyId, System, World};
 use nalgebra::{Matrix6, SVector, Vector3, Vector6};
 use std::marker::PhantomData;
 
-/// Band storage (bytes) from which [`FemRod`]'s banded projection makes one streaming
-/// pass instead of separate passes: about the size of a per-core L2 cache, measured
-/// on the cantilever (separate passes were faster for the 40-element quadratic and
-/// cubic rods, streaming for 1,000 and 2,000 elements).
-const STREAMING_BAND_BYTES: usize = 512 * 1024;
+/// Working set (bytes of band plus Gauss-point cache) from which [`FemRod`]'s banded
+/// projection makes one streaming pass instead of separate passes: the size of a
+/// per-core L2 cache. Separate passes are faster while both fit (the 40-element
+/// quadratic and cubic rods); beyond, every pass misses the cache (the 100-element
+/// cubic rod, 0.9 MB in f64, missed L2 about 400 times per element and step in
+/// separate passes under callgrind's cache simulation).
+const STREAMING_BYTES: usize = 512 * 1024;
 
 /// A finite-element Cosserat rod of elements with `N` nodes (order N − 1), whose nodes
 /// are bodies of a world, projected as one block-banded λ-system per iteration (module

@@ -40,6 +40,8 @@ pub mod gauss;
 pub mod material;
 pub mod rigid_chain;
 mod simd;
+#[cfg(target_arch = "x86_64")]
+mod simd_f32;
 
 pub use basis::LagrangeBasis;
 pub use element::{

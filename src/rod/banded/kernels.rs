@@ -4,6 +4,8 @@
 use super::{BandedError, Block, Cols, B};
 use crate::lie::Real;
 use crate::rod::simd::msub;
+#[cfg(target_arch = "x86_64")]
+use crate::rod::simd_f32::{self, is_f32};
 
 /// Block row i of a vector (6 entries).
 #[inline(always)]
@@ -81,6 +83,18 @@ pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
     if a.is_empty() {
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if F && is_f32::<T>() {
+        // SAFETY: T is f32 (so the casts are identities), and F is only set on the
+        // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        unsafe {
+            return simd_f32::sub_sum_mul_transpose(
+                simd_f32::cols32_mut(s),
+                std::slice::from_raw_parts(a.as_ptr().cast(), a.len()),
+                std::slice::from_raw_parts(b.as_ptr().cast(), b.len()),
+            );
+        }
+    }
     for pair in 0..B / 2 {
         let (c0, c1) = (2 * pair, 2 * pair + 1);
         let (mut y0, mut y1) = (s[c0], s[c1]);
@@ -139,6 +153,15 @@ pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
     if a.is_empty() {
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if F && is_f32::<T>() {
+        // The whole block on 8 lanes (rows above the diagonal too: ignored, as above).
+        // SAFETY: as in sub_sum_mul_transpose.
+        unsafe {
+            let a = std::slice::from_raw_parts(a.as_ptr().cast(), a.len());
+            return simd_f32::sub_sum_mul_transpose(simd_f32::cols32_mut(s), a, a);
+        }
+    }
     let [c0, c1, c2, c3, c4, c5] = s;
     sub_sum_outer_column::<T, F, 0>(c0, a, 0);
     sub_sum_outer_column::<T, F, 0>(c1, a, 1);
@@ -174,6 +197,17 @@ pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
     l: &Cols<T>,
     inv: &[T; B],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if F && is_f32::<T>() {
+        // SAFETY: as in sub_sum_mul_transpose (T is f32, the FMA path).
+        unsafe {
+            return simd_f32::solve_right_lower_transpose(
+                simd_f32::cols32_mut(s),
+                simd_f32::cols32(l),
+                &*(inv as *const [T; B]).cast::<[f32; 6]>(),
+            );
+        }
+    }
     solve_right_column::<T, F, 0>(s, l, inv);
     solve_right_column::<T, F, 1>(s, l, inv);
     solve_right_column::<T, F, 2>(s, l, inv);

@@ -9,6 +9,8 @@
 use crate::lie::Real;
 use crate::rod::banded::Cols;
 use crate::rod::simd::madd;
+#[cfg(target_arch = "x86_64")]
+use crate::rod::simd_f32;
 
 /// Columns of one 6×6 gradient block.
 pub(super) type Block6<T> = Cols<T>;
@@ -55,6 +57,19 @@ fn sum_mul_transpose_half<
     g2: &[&Block6<T>; N],
     active: &[bool; N],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if F && simd_f32::is_f32::<T>() {
+        // SAFETY: T is f32 (so the casts are identities), and F is only set on the
+        // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        unsafe {
+            return simd_f32::sum_mul_transpose_half::<N, B0>(
+                simd_f32::cols32_mut(out),
+                &y.map(|b| simd_f32::cols32(b)),
+                &g2.map(|b| simd_f32::cols32(b)),
+                active,
+            );
+        }
+    }
     let zero = [T::zero(); 6];
     let (mut a0, mut a1, mut a2) = (zero, zero, zero);
     for j in 0..N {

@@ -47,12 +47,14 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// One banded projection (module docs: the solve), in one pass along the rod
     /// that evaluates, assembles, factors and forward-substitutes element by element
     /// (each element's data is used while it is in cache), then the back
-    /// substitution and the node corrections.
+    /// substitution and the node corrections. A rod whose band and points fit in
+    /// about an L2 cache runs the same operations in separate passes instead.
     pub(super) fn project_banded(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
         let band_bytes = self.matrix.blocks()
             * (self.matrix.bandwidth() + 1)
             * std::mem::size_of::<crate::rod::banded::Block<T>>();
-        if band_bytes < STREAMING_BAND_BYTES {
+        let point_bytes = self.points.len() * std::mem::size_of::<GaussPointConstraint<T, N>>();
+        if band_bytes + point_bytes < STREAMING_BYTES {
             return self.project_banded_in_passes(bodies, inv_h2);
         }
         self.load_inv_mass(bodies);

@@ -1,0 +1,172 @@
+//! 8-lane f32 kernels of the AVX2 + FMA path (private, x86-64): a 6-row block column
+//! of f32 is one 256-bit register (rows 0–5 in lanes 0–5; lanes 6–7 hold whatever
+//! follows in memory and are never stored), so a column multiply-add is one
+//! instruction, where the generic kernels need two (4 + 2 lanes) in f32 as in f64.
+//! Each kernel performs, entry by entry, the same fused operations in the same order
+//! as the generic kernel it replaces on the FMA path, so the results are identical
+//! (up to the sign of zero sums). Only called with `T = f32` ([`is_f32`]) on the FMA
+//! path.
+
+use nalgebra::SMatrix;
+use std::arch::x86_64::*;
+
+/// Columns of a 6×6 f32 block, `x[column][row]`.
+pub(crate) type Cols32 = [[f32; 6]; 6];
+
+/// Whether `T` is f32 (then the f32 kernels below apply; folded at compile time).
+#[inline(always)]
+pub(crate) fn is_f32<T: 'static>() -> bool {
+    std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+}
+
+/// A block of `T` as f32 columns.
+///
+/// # Safety
+/// `T` must be f32 ([`is_f32`]).
+#[inline(always)]
+pub(crate) unsafe fn cols32<T>(b: &[[T; 6]; 6]) -> &Cols32 {
+    debug_assert!(std::mem::size_of::<T>() == 4);
+    // SAFETY: T is f32 (caller).
+    unsafe { &*(b as *const [[T; 6]; 6]).cast::<Cols32>() }
+}
+
+/// A mutable block of `T` as f32 columns.
+///
+/// # Safety
+/// `T` must be f32 ([`is_f32`]).
+#[inline(always)]
+pub(crate) unsafe fn cols32_mut<T>(b: &mut [[T; 6]; 6]) -> &mut Cols32 {
+    debug_assert!(std::mem::size_of::<T>() == 4);
+    // SAFETY: T is f32 (caller).
+    unsafe { &mut *(b as *mut [[T; 6]; 6]).cast::<Cols32>() }
+}
+
+/// Lanes 0–5 of column `c` of a block (lanes 6–7: the next column's rows 0–1, or
+/// zero for the last column, which is loaded masked so as not to read past the block).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn load_col(b: &Cols32, c: usize) -> __m256 {
+    let p = b.as_ptr().cast::<f32>();
+    if c < 5 {
+        // SAFETY: 6c + 8 ≤ 36 floats of the block.
+        unsafe { _mm256_loadu_ps(p.add(6 * c)) }
+    } else {
+        let mask = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
+        // SAFETY: the masked lanes 6–7 are not read.
+        unsafe { _mm256_maskload_ps(p.add(30), mask) }
+    }
+}
+
+/// Stores lanes 0–5 of `v` to column `c`, and lanes 6–7 over the next column's rows
+/// 0–1 when `spill` (the caller stores that column afterwards).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn store_col(b: &mut Cols32, c: usize, v: __m256, spill: bool) {
+    let p = b.as_mut_ptr().cast::<f32>();
+    // SAFETY: writes within the block: 6c + 8 ≤ 36 when spilling (c < 5), else 6c + 6.
+    unsafe {
+        if spill && c < 5 {
+            _mm256_storeu_ps(p.add(6 * c), v);
+        } else {
+            _mm_storeu_ps(p.add(6 * c), _mm256_castps256_ps128(v));
+            _mm_storeu_si64(
+                p.add(6 * c + 4).cast::<u8>(),
+                _mm_castps_si128(_mm256_extractf128_ps(v, 1)),
+            );
+        }
+    }
+}
+
+/// s −= Σ_k a_k b_kᵀ (all 36 entries), as `banded::kernels::sub_sum_mul_transpose`:
+/// per column c of s, y_c loses a_k,t·b_k,ct for even t and z_c (from zero) for odd
+/// t, and s_c = y_c + z_c; three columns at a time.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn sub_sum_mul_transpose(
+    s: &mut Cols32,
+    a: &[SMatrix<f32, 6, 6>],
+    b: &[SMatrix<f32, 6, 6>],
+) {
+    for c0 in [0, 3] {
+        // SAFETY (all below): in-block loads and stores (load_col, store_col).
+        let mut y = unsafe { [load_col(s, c0), load_col(s, c0 + 1), load_col(s, c0 + 2)] };
+        let mut z = [_mm256_setzero_ps(); 3];
+        for (ak, bk) in a.iter().zip(b) {
+            let (ak, bk) = (&ak.data.0, &bk.data.0);
+            for h in 0..3 {
+                let (t0, t1) = (2 * h, 2 * h + 1);
+                let (a0, a1) = unsafe { (load_col(ak, t0), load_col(ak, t1)) };
+                for i in 0..3 {
+                    y[i] = _mm256_fnmadd_ps(a0, _mm256_set1_ps(bk[t0][c0 + i]), y[i]);
+                    z[i] = _mm256_fnmadd_ps(a1, _mm256_set1_ps(bk[t1][c0 + i]), z[i]);
+                }
+            }
+        }
+        for i in 0..3 {
+            let v = _mm256_add_ps(y[i], z[i]);
+            unsafe { store_col(s, c0 + i, v, i < 2) };
+        }
+    }
+}
+
+/// Columns `B0..B0 + 3` of Σ_j y_j g2_jᵀ over the active nodes j into `out`
+/// (overwritten), as `fem_rod::kernels::sum_mul_transpose_half` on the FMA path: per
+/// node the rotation columns c = 3–5, then for B0 < 3 the position columns (whose rows
+/// 3–5 are zero, so all six rows may be summed). Rows above `START` of the generic
+/// kernel (upper-triangle entries of a diagonal block, unused) are summed too.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn sum_mul_transpose_half<const N: usize, const B0: usize>(
+    out: &mut Cols32,
+    y: &[&Cols32; N],
+    g2: &[&Cols32; N],
+    active: &[bool; N],
+) {
+    let mut acc = [_mm256_setzero_ps(); 3];
+    for j in 0..N {
+        if !active[j] {
+            continue;
+        }
+        let (yj, gj) = (y[j], g2[j]);
+        for (c, gc) in gj.iter().enumerate().skip(3) {
+            // SAFETY: in-block load.
+            let yc = unsafe { load_col(yj, c) };
+            for (i, a) in acc.iter_mut().enumerate() {
+                *a = _mm256_fmadd_ps(yc, _mm256_set1_ps(gc[B0 + i]), *a);
+            }
+        }
+        if B0 < 3 {
+            for (c, gc) in gj.iter().enumerate().take(3) {
+                // SAFETY: in-block load.
+                let yc = unsafe { load_col(yj, c) };
+                for (i, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_fmadd_ps(yc, _mm256_set1_ps(gc[B0 + i]), *a);
+                }
+            }
+        }
+    }
+    for (i, a) in acc.into_iter().enumerate() {
+        // SAFETY: in-block stores; columns in increasing order.
+        unsafe { store_col(out, B0 + i, a, i < 2) };
+    }
+}
+
+/// s ← s l⁻ᵀ for lower-triangular l with reciprocal diagonal `inv`, as
+/// `banded::kernels::solve_right_lower_transpose`: column c is
+/// (s_c − Σ_{t<c} x_t l_ct)·inv_c, the columns held in registers until all are solved.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn solve_right_lower_transpose(s: &mut Cols32, l: &Cols32, inv: &[f32; 6]) {
+    // SAFETY (loads and stores): in-block (load_col, store_col), stored in order.
+    let mut x = unsafe { [0, 1, 2, 3, 4, 5].map(|c| load_col(s, c)) };
+    for c in 0..6 {
+        let mut v = x[c];
+        for t in 0..c {
+            v = _mm256_fnmadd_ps(x[t], _mm256_set1_ps(l[t][c]), v);
+        }
+        x[c] = _mm256_mul_ps(v, _mm256_set1_ps(inv[c]));
+    }
+    for (c, v) in x.into_iter().enumerate() {
+        unsafe { store_col(s, c, v, true) };
+    }
+}
