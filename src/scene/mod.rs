@@ -45,6 +45,7 @@ pub mod build;
 pub mod error;
 pub mod format;
 mod normed;
+mod overrides;
 pub mod path;
 pub mod prescribed;
 pub mod rod;
@@ -211,9 +212,9 @@ impl Scene {
     /// [`Scene::set`]; on error the scene is unchanged.
     pub fn set_all(&mut self, overrides: &[(String, String)]) -> Result<(), SceneError> {
         for (j, (k2, v2)) in overrides.iter().enumerate() {
-            let p2 = validate::override_path(&self.file, k2);
+            let p2 = overrides::override_path(&self.file, k2);
             if let Some((k1, v1)) = overrides[..j].iter().find(|(k1, _)| {
-                k1 == k2 || (p2.is_some() && validate::override_path(&self.file, k1) == p2)
+                k1 == k2 || (p2.is_some() && overrides::override_path(&self.file, k1) == p2)
             }) {
                 let mut e = SceneError::new(
                     SceneErrorKind::Override,
@@ -235,7 +236,7 @@ impl Scene {
         let result = overrides
             .iter()
             .try_for_each(|(key, value)| {
-                validate::apply_override(&mut self.table, key, value)?;
+                overrides::apply_override(&mut self.table, key, value)?;
                 self.overrides.push((key.clone(), value.clone()));
                 Ok(())
             })
@@ -316,7 +317,7 @@ impl Scene {
         e.origin = self.origin.clone();
         let path = e.path.clone();
         if let Some((k, v)) = self.overrides.iter().rev().find(|(k, _)| {
-            validate::override_path(&self.file, k)
+            overrides::override_path(&self.file, k)
                 .is_some_and(|p| path.starts_with(&p) || p.starts_with(&path))
         }) {
             e.message = format!("{} (set by {})", e.message, self.describe_override(k, v));
