@@ -769,3 +769,32 @@ fn joints_coming_apart_exits_4_with_all_outputs() {
         assert!(dir.path().join("s/sweep.csv").is_file());
     }
 }
+
+/// A closed stdout (`lie-xpbd ... | head -1`) does not panic the program (it exited 101
+/// with "failed printing to stdout: Broken pipe"): the run completes, writes its outputs
+/// and exits with its own code.
+#[cfg(unix)]
+#[test]
+fn closed_stdout_does_not_panic() {
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["run", "pendulum", "--seconds", "0.05", "--out", "o"],
+        vec!["check-jacobians", "pendulum", "--states", "1"],
+    ] {
+        let mut child = cli_common::bin()
+            .args(&args)
+            .current_dir(tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before the program writes anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    assert!(tmp.path().join("o/summary.json").exists());
+}

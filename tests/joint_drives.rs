@@ -50,7 +50,8 @@ fn body<T: Real, G: LieGroup<T>>(position: Vector3<T>, orientation: G) -> Body<T
 type Pair<T, G> = ([Body<T, G>; 2], [JointFrame<T, G>; 2]);
 
 /// Two bodies with non-trivial joint frames whose relative rotation is
-/// R̄₂ᵀR̄₁ = Exp(a) Exp(b) (so R̄₁ ⊟ R̄₂ = Log(Exp(a)Exp(b))) and whose relative position
+/// R̄₁ᵀR̄₂ = Exp(a) Exp(b) (side 2 relative to side 1, the sense of every joint
+/// coordinate: R̄₂ ⊟ R̄₁ = Log(Exp(a)Exp(b))) and whose relative position
 /// is u = R̄₁ᵀ(p̄₂ − p̄₁) = `offset` (m). Composing two exponentials lets a state sit
 /// next to a target a with a small deviation b, even when |a| is near π.
 fn pair<T: Real, G: LieGroup<T>>(a: Vector3<T>, b: Vector3<T>, offset: Vector3<T>) -> Pair<T, G> {
@@ -60,7 +61,7 @@ fn pair<T: Real, G: LieGroup<T>>(a: Vector3<T>, b: Vector3<T>, offset: Vector3<T
     let p1 = v::<T>(0.2, 0.4, -0.1);
     let rbar1 = r1.compose(&f1.rotation);
     let d = G::exp(&a).compose(&G::exp(&b));
-    let rbar2 = rbar1.compose(&d.inverse());
+    let rbar2 = rbar1.compose(&d);
     let r2 = rbar2.compose(&f2.rotation.inverse());
     let pbar2 = p1 + r1.act(&f1.translation) + rbar1.act(&offset);
     let p2 = pbar2 - r2.act(&f2.translation);
@@ -137,7 +138,7 @@ fn revolute_drive_gradient<T: Real, G: LieGroup<T>>() -> f64 {
     ];
     for (theta, target) in cases {
         for tilt in [0.0, 2e-3] {
-            // R̄₂ᵀR̄₁ = R_z(θ) Exp(tilt): θ_rev ≈ θ (wrapped).
+            // R̄₁ᵀR̄₂ = R_z(θ) Exp(tilt): θ_rev ≈ θ (wrapped).
             let p = pair::<T, G>(
                 v(0.0, 0.0, theta),
                 v(tilt, -0.5 * tilt, 0.0),
@@ -148,7 +149,8 @@ fn revolute_drive_gradient<T: Real, G: LieGroup<T>>() -> f64 {
                     .unwrap();
                 if tilt == 0.0 {
                     let val = values(&drive, &p.0);
-                    let want = wrap_angle(theta - target);
+                    // Row 5 is R̄₁ ⊟ (R̄₂ R_z(−θ_t)) = −(θ − θ_t), wrapped.
+                    let want = wrap_angle(target - theta);
                     // Log's range is (−π, π]; wrap_angle's [−π, π): equal away from ±π.
                     assert!(
                         (val[5] - want).abs() < 1e3 * value_tol::<T>(),
@@ -208,9 +210,13 @@ fn spherical_drive_gradient<T: Real, G: LieGroup<T>>() -> f64 {
             .unwrap()
             .with_stiffnesses(&[c(5.0), c(10.0), c(20.0)])
             .unwrap();
-            // The rotation rows are the deviation itself: ε = Log(Exp(b)) = b.
+            // The rotation rows are the deviation in side 1's joint frame: with
+            // R̄₂ = R̄₁ Exp(a) Exp(b), ε = R̄₁ ⊟ (R̄₂ Exp(−a)) = Log(Exp(a) Exp(−b) Exp(−a))
+            // = −Exp(a)·b.
             let val = values(&drive, &p.0);
-            let err = (Vector3::new(val[3], val[4], val[5]) - dev).amax();
+            let want =
+                -f64v(&G::exp(&v(target.x, target.y, target.z)).act(&v(dev.x, dev.y, dev.z)));
+            let err = (Vector3::new(val[3], val[4], val[5]) - want).amax();
             assert!(
                 err < 1e2 * value_tol::<T>(),
                 "{} {}: ε off by {err}",
@@ -460,13 +466,14 @@ const ARM: f64 = 0.5;
 /// Inertia of the hinged body about the hinge: I_z + m·ARM² = 0.04 + 0.25 kg·m².
 const HINGE_INERTIA: f64 = 0.29;
 
-/// The body of [`body`] with its point (0, ARM, 0) on the world origin, turned by −θ₀
-/// about z so that the joint angle (73) is θ_rev = [I ⊟ R]₃ = θ₀; at rest. Returns it
+/// The body of [`body`] with its point (0, ARM, 0) on the world origin, turned by θ₀
+/// about z so that the joint angle (side 2 relative to side 1) is θ_rev = [R ⊟ I]₃ = θ₀;
+/// at rest. Returns it
 /// with the world frame and the body's joint frame.
 fn hinged<T: Real, G: LieGroup<T>>(
     theta0: f64,
 ) -> (Body<T, G>, JointFrame<T, G>, JointFrame<T, G>) {
-    let r = G::exp(&v(0.0, 0.0, -theta0));
+    let r = G::exp(&v(0.0, 0.0, theta0));
     let arm = v::<T>(0.0, ARM, 0.0);
     (
         body(-r.act(&arm), r),
@@ -475,9 +482,9 @@ fn hinged<T: Real, G: LieGroup<T>>(
     )
 }
 
-/// θ_rev of the hinged body, read from its orientation: −[Log R]_z, in (−π, π].
+/// θ_rev of the hinged body, read from its orientation: [Log R]_z, in (−π, π].
 fn hinge_angle<T: Real, G: LieGroup<T>>(world: &World<T, G>) -> f64 {
-    -world.bodies()[0].orientation.log().z.to_f64()
+    world.bodies()[0].orientation.log().z.to_f64()
 }
 
 /// Follows the unwrapped angle from one step to the next.
@@ -771,7 +778,7 @@ fn servo_follows_function_quaternion_f64() {
 /// Spherical drive: a body held at its point (0, 0.3, 0) to the world origin, driven
 /// from the identity to θ_target with stiffnesses (4, 6, 8) N·m/rad about the joint axes
 /// and damping b = 0.15 s, 10 s. The error is measured from the body's pose alone:
-/// |Log(Exp(θ_t)ᵀ R̄₂ᵀ R̄₁)| with R̄₁ = I, and |p̄₂|.
+/// |Log(Exp(θ_t)ᵀ R̄₁ᵀ R̄₂)| with R̄₁ = I, and |p̄₂|.
 fn spherical_settles<T: Real, G: LieGroup<T>>(tol: f64) {
     let n = Vector3::new(1.0, 2.0, -1.0).normalize();
     for target in [Vector3::new(0.3, -0.5, 0.8), 3.0 * n] {
@@ -801,12 +808,12 @@ fn spherical_settles<T: Real, G: LieGroup<T>>(tol: f64) {
         let own = probe.error(world.bodies()).unwrap();
         let rot_err = G::exp(&theta)
             .inverse()
-            .compose(&b.orientation.inverse())
+            .compose(&b.orientation)
             .log()
             .norm()
             .to_f64();
         let pos_err = (b.position + b.orientation.act(&arm)).norm().to_f64();
-        // The relative orientation R̄₁ᵀR̄₂ = R₂ is Exp(−θ_t): its target is θ_t again.
+        // The relative orientation R̄₁ᵀR̄₂ = R₂ is Exp(θ_t): its target is θ_t again.
         let back = f64v(&relative_rotation_target(&b.orientation));
         eprintln!(
             "spherical drive {} {} |θ_t| = {:.2}: orientation error {rot_err:.3e} rad, joint gap {pos_err:.3e} m",
@@ -989,7 +996,7 @@ fn motor_options<T: Real>(gravity: f64, substeps: usize) -> SolverOptions<T> {
 }
 
 /// The hinged body with a hinge and a revolute motor (speed 2 rad/s, at most 0.5 N·m),
-/// an opposing torque `load` (N·m, about body z, which turns θ_rev backwards), in a
+/// an opposing torque `load` (N·m, about body −z, which turns θ_rev backwards), in a
 /// world of `substeps` substeps per 1 ms step, the motor built for the substep
 /// `h0_factor`·h.
 fn revolute_motor_run<T: Real, G: LieGroup<T>>(
@@ -1001,7 +1008,7 @@ fn revolute_motor_run<T: Real, G: LieGroup<T>>(
     let mut world = World::<T, G>::new(motor_options(0.0, substeps)).unwrap();
     let h = world.options().substep_dt().to_f64();
     let (mut b, f1, f2) = hinged::<T, G>(0.0);
-    b.torque = v(0.0, 0.0, load);
+    b.torque = v(0.0, 0.0, -load);
     let id = world.add_body(b).unwrap();
     world
         .add_constraint(Revolute::new(None, f1, Some(id), f2).unwrap())
@@ -1010,8 +1017,8 @@ fn revolute_motor_run<T: Real, G: LieGroup<T>>(
         VelocityMotor::revolute(None, f1, Some(id), f2, c(2.0), c(0.5), c(h0_factor * h)).unwrap();
     assert_eq!(motor.axis(), MotorAxis::Revolute);
     let cid = world.add_constraint(motor.clone()).unwrap();
-    // θ̇_rev = −ω_z (body z stays world z).
-    let speed = |w: &World<T, G>| -w.bodies()[0].angular_velocity.z.to_f64();
+    // θ̇_rev = ω_z (body z stays world z).
+    let speed = |w: &World<T, G>| w.bodies()[0].angular_velocity.z.to_f64();
     run_motor(
         &mut world,
         cid,
@@ -1179,10 +1186,10 @@ fn motor_speed_handle() {
     let handle = motor.speed_handle();
     world.add_constraint(motor).unwrap();
     world.step().unwrap();
-    let first = -world.bodies()[0].angular_velocity.z;
+    let first = world.bodies()[0].angular_velocity.z;
     handle.set(-1.0).unwrap();
     world.step().unwrap();
-    let second = -world.bodies()[0].angular_velocity.z;
+    let second = world.bodies()[0].angular_velocity.z;
     eprintln!("unlimited motor: {first:.12} rad/s, then {second:.12} rad/s");
     assert!((first - 2.0).abs() < 1e-9 && (second + 1.0).abs() < 1e-9);
 }
@@ -1253,7 +1260,11 @@ fn drive_aliases() {
     let d: JointDrive<f64, Q64, lie_xpbd::joint::RevoluteDriveKind> =
         RevoluteDrive::new(None, f, Some(BodyId(0)), f, 0.25, 4.0).unwrap();
     let (p, theta) = d.offsets();
-    assert_eq!((p, theta), (Vector3::zeros(), Vector3::new(0.0, 0.0, 0.25)));
+    // (81) as printed: side 1 relative to side 2, the negative of the target.
+    assert_eq!(
+        (p, theta),
+        (Vector3::zeros(), Vector3::new(0.0, 0.0, -0.25))
+    );
     assert_eq!(d.compliance(5), 0.25);
 }
 
@@ -1299,11 +1310,7 @@ fn drives_settle_in_row_mode() {
         world.step().unwrap();
     }
     let r = world.bodies()[0].orientation;
-    let sph_err = M64::exp(&theta)
-        .inverse()
-        .compose(&r.inverse())
-        .log()
-        .norm();
+    let sph_err = M64::exp(&theta).inverse().compose(&r).log().norm();
     eprintln!("row mode: revolute error {hinge_err:.3e} rad, spherical error {sph_err:.3e} rad");
     assert!(hinge_err.abs() < 1e-8 && sph_err < 1e-8);
 }

@@ -583,9 +583,10 @@ fn coincident_frames_give_zero_value_quaternion_f32() {
     );
 }
 
-/// θ_rev (73) and d_pr (80) read back what was built: frames coincide except for a
-/// rotation by θ about the joint z axis and a slide by d along side 1's z axis
-/// (R̄₂ = R̄₁Exp(−θe₃), p̄₂ = p̄₁ + d·R̄₁e₃); the revolute rotation rows and the
+/// θ_rev (−(73): side 2 relative to side 1) and d_pr (80) read back what was built:
+/// frames coincide except for a rotation by −θ about the joint z axis and a slide by d
+/// along side 1's z axis (R̄₂ = R̄₁Exp(−θe₃), so θ_rev = −θ, and p̄₂ = p̄₁ + d·R̄₁e₃);
+/// the revolute rotation rows and the
 /// prismatic position rows are then zero. Tolerance 64·ε·max(1, L) as above.
 fn joint_variable_error<T: Real, G: LieGroup<T>>(s: &State) -> Worst {
     // θ ∈ [−(π − 0.1), π − 0.1] rad and d ∈ [−1, 1] m from the (otherwise unused)
@@ -602,7 +603,7 @@ fn joint_variable_error<T: Real, G: LieGroup<T>>(s: &State) -> Worst {
     let tol = c::<T>(64.0) * T::default_epsilon() * c::<T>(4.0);
     let mut worst = Worst::default();
     let k = JointKinematics::new(&poses[0], &frames[0], &poses[1], &frames[1]);
-    worst.add((k.revolute_angle() - c::<T>(theta)).abs(), tol);
+    worst.add((k.revolute_angle() + c::<T>(theta)).abs(), tol);
     worst.add((k.prismatic_offset() - c::<T>(d)).abs(), tol);
     let rev = make(
         Kind::Revolute,

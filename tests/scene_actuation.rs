@@ -86,9 +86,11 @@ fn scene_revolute_drive_settles_at_target() {
     for _ in 0..5000 {
         built.world.step().unwrap();
     }
-    // θ_rev = [R̄₁ ⊟ R̄₂]₃ = −(bar angle) for the world on side 1.
+    // θ_rev = [R̄₂ ⊟ R̄₁]₃ = the bar's angle for the world on side 1 (side 2 relative
+    // to side 1, the sense of a spherical drive's target: regression test for a
+    // revolute target that turned the bar to −30°).
     let angle = built.world.bodies()[0].orientation.log().z;
-    approx::assert_abs_diff_eq!(angle, -30f64.to_radians(), epsilon = 1e-6);
+    approx::assert_abs_diff_eq!(angle, 30f64.to_radians(), epsilon = 1e-6);
 }
 
 /// A prismatic motor along x (joint z turned onto world x) pushes the bar at its speed.

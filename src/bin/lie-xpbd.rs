@@ -142,12 +142,12 @@ enum Command {
         /// cantilever: elements of the cubic reference rod (default 100).
         #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
         reference_elements: Option<usize>,
-        /// Duration of the pendulum runs, s.
-        #[arg(long, value_name = "S", default_value_t = 100.0, allow_negative_numbers = true, value_parser = parse_positive_seconds)]
-        pendulum_seconds: f64,
-        /// Duration of the 3-RPS runs, s.
-        #[arg(long, value_name = "S", default_value_t = 10.0, allow_negative_numbers = true, value_parser = parse_positive_seconds)]
-        rps_seconds: f64,
+        /// rigid: duration of the pendulum runs, s (default 100).
+        #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_positive_seconds)]
+        pendulum_seconds: Option<f64>,
+        /// rigid: duration of the 3-RPS runs, s (default 10).
+        #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_positive_seconds)]
+        rps_seconds: Option<f64>,
         /// Rotation representation of every run.
         #[arg(long, default_value = "matrix", value_parser = parse_rotation)]
         rotation: Rotation,
@@ -302,6 +302,30 @@ fn main() -> ExitCode {
                     O::default()
                 }
             }
+            // An option that the chosen study does not use is an error, not ignored.
+            let given = [
+                (
+                    "--quick",
+                    quick,
+                    "cantilever, shear-locking, figure11 and spring",
+                ),
+                ("--seconds", seconds.is_some(), "figure11"),
+                (
+                    "--reference-elements",
+                    reference_elements.is_some(),
+                    "cantilever",
+                ),
+                ("--pendulum-seconds", pendulum_seconds.is_some(), "rigid"),
+                ("--rps-seconds", rps_seconds.is_some(), "rigid"),
+            ];
+            for (option, set, applies) in given {
+                if set && !applies.split([',', ' ']).any(|w| w == what) {
+                    eprintln!(
+                        "error: {option} does not apply to `reproduce {what}` (it applies to {applies})"
+                    );
+                    return ExitCode::from(2);
+                }
+            }
             let out = out.unwrap_or_else(|| PathBuf::from(format!("out/reproduce-{what}")));
             match what.as_str() {
                 "cantilever" => {
@@ -331,9 +355,10 @@ fn main() -> ExitCode {
                     cmd::reproduce_spring_command(&out, &opts, &interrupt)
                 }
                 _ => {
+                    let defaults = RigidOptions::default();
                     let opts = RigidOptions {
-                        pendulum_seconds,
-                        rps_seconds,
+                        pendulum_seconds: pendulum_seconds.unwrap_or(defaults.pendulum_seconds),
+                        rps_seconds: rps_seconds.unwrap_or(defaults.rps_seconds),
                         rotation,
                         scalar,
                     };

@@ -46,10 +46,10 @@
 //! the same coordinates in side 1's joint frame and in the target frame R̄₂Exp(θ_target),
 //! because Exp(ε) leaves ε fixed) and the branch cut is at |ε| = π, opposite the target.
 //!
-//! For the revolute drive, θ_target = θ e₃ commutes with every rotation about z, and on
-//! the joint's constraint set (rows 3–4 zero, R̄₂ᵀR̄₁ = R_z(θ_rev), (73))
-//! ε = (0, 0, wrap(θ_rev − θ)): the printed row θ_rev − θ with the error wrapped to
-//! (−π, π]. A target moved across ±π therefore turns the joint the short way (a
+//! For the revolute drive, θ_target = −θ e₃ (θ the target joint angle, side 2 relative
+//! to side 1, see below) commutes with every rotation about z, and on the joint's
+//! constraint set (rows 3–4 zero, R̄₁ᵀR̄₂ = R_z(θ_rev)) ε = (0, 0, −wrap(θ_rev − θ)):
+//! the printed row with the error wrapped to [−π, π). A target moved across ±π therefore turns the joint the short way (a
 //! target of 3.1 rad followed by −3.1 rad is a turn of 0.083 rad, not of 6.2 rad), and
 //! a target ramping through many turns is followed continuously. The drive is a
 //! spring on the circle: targets θ and θ + 2π are the same target, and a joint that
@@ -120,8 +120,9 @@ pub trait DriveKind<T: Real>: Copy + PartialEq + fmt::Debug + Send + Sync + 'sta
     /// The target: a joint angle (rad), a slide (m) or a rotation vector (rad).
     type Target: TargetValue<T>;
 
-    /// (p_target, θ_target) of (81) for `target`: m in side 1's joint frame, and a
-    /// body-frame rotation vector (rad).
+    /// (p_target, θ_target) of (81) as printed for `target`: m in side 1's joint frame,
+    /// and a body-frame rotation vector (rad) of side 1 relative to side 2 (the
+    /// negative of a rotation target, which is side 2 relative to side 1).
     fn offsets(target: &Self::Target) -> (Vector3<T>, Vector3<T>);
 }
 
@@ -150,17 +151,20 @@ pub struct JointDrive<T: Real, G: LieGroup<T>, K: DriveKind<T>> {
     target_frame2: JointFrame<T, G>,
 }
 
-/// A revolute joint sprung to a target joint angle θ_target (rad, the angle θ_rev of
-/// (73)) with a torsional stiffness k (N·m/rad), Section 5.6.1: the hinge rows are hard,
-/// row 5 has α = 1/k (rad/(N·m)).
+/// A revolute joint sprung to a target joint angle θ_target (rad, the revolute angle
+/// θ_rev of [`super::JointKinematics::revolute_angle`]: side 2 relative to side 1) with
+/// a torsional stiffness k (N·m/rad), Section 5.6.1: the hinge rows are hard, row 5 has
+/// α = 1/k (rad/(N·m)).
 ///
 /// ```text
-/// C = [ R̄₁ᵀ(p̄₂ − p̄₁) ; R̄₁ ⊟ (R̄₂ Exp(θ_target e₃)) ]   α = (0, 0, 0, 0, 0, 1/k)
+/// C = [ R̄₁ᵀ(p̄₂ − p̄₁) ; R̄₁ ⊟ (R̄₂ Exp(−θ_target e₃)) ]   α = (0, 0, 0, 0, 0, 1/k)
 /// ```
 ///
-/// On the hinge, row 5 is wrap(θ_rev − θ_target) ∈ (−π, π]: the joint turns the short
-/// way to its target (module docs). θ_rev = [R̄₁ ⊟ R̄₂]₃ is the angle of side 1's joint
-/// frame relative to side 2's about the common z axis: at rest R̄₂ = R̄₁ R_z(−θ_target).
+/// On the hinge, row 5 is −wrap(θ_rev − θ_target), wrap ∈ [−π, π): the joint turns the
+/// short way to its target (module docs). At rest R̄₂ = R̄₁ R_z(θ_target): a positive
+/// target turns side 2 positively about side 1's joint z axis, the sense of the
+/// spherical drive's target, the twist angle (78) and the slide (80). (The printed (81)
+/// uses R̄₁ ⊟ R̄₂, side 1 relative to side 2; the target enters with its sign reversed.)
 ///
 /// ```
 /// use lie_xpbd::joint::{JointFrame, RevoluteDrive};
@@ -184,13 +188,14 @@ pub type RevoluteDrive<T, G> = JointDrive<T, G, RevoluteDriveKind>;
 /// (N·m/rad) about side 1's joint axes, α = 1/kᵢ (rad/(N·m)).
 ///
 /// ```text
-/// C = [ R̄₁ᵀ(p̄₂ − p̄₁) ; R̄₁ ⊟ (R̄₂ Exp(θ_target)) ]   α = (0, 0, 0, 1/k_x, 1/k_y, 1/k_z)
+/// C = [ R̄₁ᵀ(p̄₂ − p̄₁) ; R̄₁ ⊟ (R̄₂ Exp(−θ_target)) ]   α = (0, 0, 0, 1/k_x, 1/k_y, 1/k_z)
 /// ```
 ///
-/// The target θ_target is the body-frame rotation vector of (81): at rest
-/// R̄₂ᵀR̄₁ = Exp(θ_target), i.e. the relative orientation R̄₁ᵀR̄₂ of (76) is
-/// Exp(−θ_target); [`relative_rotation_target`] converts a desired R̄₁ᵀR̄₂ into
-/// θ_target. One stiffness for all three axes in [`JointDrive::new`], three with
+/// The target θ_target is the rotation vector of the relative orientation at rest:
+/// R̄₁ᵀR̄₂ = Exp(θ_target) (the R_Δ of (76): side 2 relative to side 1, the sense of
+/// every joint coordinate of this library), so the constraint is written with
+/// Exp(−θ_target) on side 2 (the printed (81) uses R̄₁ ⊟ R̄₂, side 1 relative to side 2).
+/// [`relative_rotation_target`] converts a desired R̄₁ᵀR̄₂ into θ_target. One stiffness for all three axes in [`JointDrive::new`], three with
 /// [`JointDrive::with_stiffnesses`].
 pub type SphericalDrive<T, G> = JointDrive<T, G, SphericalDriveKind>;
 
@@ -223,11 +228,11 @@ impl<T: Real> DriveKind<T> for RevoluteDriveKind {
     const DRIVEN: &'static [usize] = &[5];
     type Target = T;
 
-    /// (0, θ e₃).
+    /// (0, −θ e₃): the rotation offset of (81) is side 1 relative to side 2.
     fn offsets(target: &T) -> (Vector3<T>, Vector3<T>) {
         (
             Vector3::zeros(),
-            Vector3::new(T::zero(), T::zero(), *target),
+            Vector3::new(T::zero(), T::zero(), -*target),
         )
     }
 }
@@ -237,9 +242,9 @@ impl<T: Real> DriveKind<T> for SphericalDriveKind {
     const DRIVEN: &'static [usize] = &[3, 4, 5];
     type Target = Vector3<T>;
 
-    /// (0, θ).
+    /// (0, −θ): the rotation offset of (81) is side 1 relative to side 2.
     fn offsets(target: &Vector3<T>) -> (Vector3<T>, Vector3<T>) {
-        (Vector3::zeros(), *target)
+        (Vector3::zeros(), -*target)
     }
 }
 
@@ -258,9 +263,9 @@ impl<T: Real> DriveKind<T> for PrismaticDriveKind {
 }
 
 /// θ_target of a [`SphericalDrive`] whose joint frames should come to rest at the
-/// relative orientation `relative` = R̄₁ᵀR̄₂ (the R_Δ of (76)): Log(relativeᵀ), rad.
+/// relative orientation `relative` = R̄₁ᵀR̄₂ (the R_Δ of (76)): Log(relative), rad.
 pub fn relative_rotation_target<T: Real, G: LieGroup<T>>(relative: &G) -> Vector3<T> {
-    relative.inverse().log()
+    relative.log()
 }
 
 impl<T: Real, G: LieGroup<T>, K: DriveKind<T>> JointDrive<T, G, K> {

@@ -8,7 +8,7 @@
 //! position error     Δp = p̄₁ − p̄₂                                   (71), (75)
 //! rotation error     e  = R̄₁ ⊟ R̄₂                                   (71)
 //! relative position  u  = R̄₁ᵀ (p̄₂ − p̄₁)                            (79)–(80)
-//! joint angle        θ_rev = e₃                                      (73)
+//! joint angle        θ     = −e₃ = [R̄₂ ⊟ R̄₁]₃                     (73), sign below
 //! prismatic offset   d_pr  = u₃                                      (80)
 //! ```
 //!
@@ -22,6 +22,12 @@
 //! D e:  body 1 [ 0 | Γ⁻¹(e) J₁ᵀ ]  (162),      body 2 [ 0 | −Γ⁻¹(e)ᵀ J₂ᵀ ]  (163)
 //! ∂u:   body 1 [ −R̄₁ᵀ | J₁ᵀ (R₁ᵀ(p̄₂ − p₁))^ ], body 2 [ R̄₁ᵀ | −R̄₁ᵀ R₂ r̂₂ ]
 //! ```
+//!
+//! Every joint coordinate measures side 2 relative to side 1: the slide d_pr (80), the
+//! twist angle (78) from R̄₁ᵀR̄₂ and the revolute angle θ, which is (73) with the sign
+//! reversed (as printed, (73) measures side 1 relative to side 2): R̄₁ᵀR̄₂ = R_z(θ) on
+//! the hinge, so a positive limit, drive target or motor speed turns side 2 positively
+//! about side 1's joint z axis, the same sense for every joint type.
 //!
 //! The u block for R₁ is the corrected (174) of the spec README: p̄₁ depends on R₁
 //! too, which turns p̄₂ − p̄₁ into p̄₂ − p₁ (the body position, not the joint point).
@@ -350,20 +356,27 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
         }
     }
 
-    /// θ_rev = [R̄₁ ⊟ R̄₂]₃ (73), rad, in (−π, π]: the revolute joint angle about the
-    /// joint z axis (exact while rows 1–2 of the rotation error are zero).
+    /// The revolute joint angle θ = [R̄₂ ⊟ R̄₁]₃ = −[R̄₁ ⊟ R̄₂]₃, rad, in [−π, π): the
+    /// rotation of side 2's joint frame relative to side 1's about the common z axis
+    /// (R̄₁ᵀR̄₂ = R_z(θ) on the hinge; exact while rows 1–2 of the rotation error are
+    /// zero). This is (73) with the opposite sign: as printed, (73) measures side 1
+    /// relative to side 2, while the twist angle (78) and the slide (80) measure side 2
+    /// relative to side 1; the library uses the one sense for every joint coordinate
+    /// (limits, drive targets, motor speeds), so that θ > 0 turns side 2 positively
+    /// about side 1's joint z axis. (Log(Rᵀ) = −Log(R), so the value is −(73) exactly.)
     #[inline]
     pub fn revolute_angle(&self) -> T {
-        self.rotation_error()[2]
+        -self.rotation_error()[2]
     }
 
-    /// θ_rev (73) and its 1×6 gradient rows for body 1 and body 2 (row 3 of
-    /// [`JointKinematics::rotation_error_gradient`], i.e. (162)–(163) with [·]₃ in place
-    /// of [·]₁₋₂), rad/m = 0 and rad/rad.
+    /// The revolute joint angle θ ([`JointKinematics::revolute_angle`], −(73)) and its
+    /// 1×6 gradient rows for body 1 and body 2 (minus row 3 of
+    /// [`JointKinematics::rotation_error_gradient`], i.e. −(162)–(163) with [·]₃ in
+    /// place of [·]₁₋₂), rad/m = 0 and rad/rad.
     #[inline(always)]
     pub fn revolute_angle_gradient(&self) -> (T, [RowVector6<T>; 2]) {
         let (e, [g1, g2]) = self.rotation_error_gradient();
-        (e[2], [g1.row(2).into_owned(), g2.row(2).into_owned()])
+        (-e[2], [-g1.row(2), -g2.row(2)])
     }
 
     /// d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80), m: the prismatic translation along side 1's joint

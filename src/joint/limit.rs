@@ -2,7 +2,9 @@
 //! inequality row, with the joint angle unwrapped across ±π.
 //!
 //! # Design: where the unwrapped angle lives
-//! The joint angle (73) θ_rev = [R̄₁ ⊟ R̄₂]₃ is read from a Log and so lies in (−π, π]:
+//! The joint angle θ_rev = [R̄₂ ⊟ R̄₁]₃ (side 2 relative to side 1: (73) with its sign
+//! reversed, [`super::JointKinematics::revolute_angle`]) is read from a Log and so lies
+//! in [−π, π):
 //! it jumps by 2π at the branch cut. To allow ranges wider than 2π (e.g. ±270°) the
 //! limit keeps a *reference angle* θ_ref — the unwrapped angle at the end of the last
 //! substep — and evaluates the unwrapped angle as
@@ -19,7 +21,7 @@
 //! and the iterations see a smooth function). θ_ref starts at 0 (the angle at the first
 //! evaluation is then read in [−π, π)); a joint that starts wound past π gives its
 //! starting angle with [`RevoluteLimit::with_angle`]. Because θ − θ_rev is a constant
-//! multiple of 2π near any state, ∇θ = ∇θ_rev, the row 3 of (162)–(163)
+//! multiple of 2π near any state, ∇θ = ∇θ_rev, minus the row 3 of (162)–(163)
 //! ([`super::JointKinematics::revolute_angle_gradient`]).
 //!
 //! # The row

@@ -25,7 +25,8 @@
 //! | [`NormedJoint`] ([`NormedFixed`], [`NormedRevolute`], [`NormedSpherical`], [`NormedPrismatic`]) | the norm of each part above, e.g. `[‖p̄₁ − p̄₂‖ ; ‖[e]₁₋₂‖]` | 2 (spherical 1) | (67), 5.1 |
 //!
 //! The revolute axis and the prismatic slide axis are the joint frames' z axis. The
-//! joint angle θ_rev = e₃ (73) and the slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) — the
+//! joint angle θ_rev = −e₃ ((73) with the sign reversed: side 2 relative to side 1,
+//! as the twist (78)) and the slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) — the
 //! variables of joint limits (74) — come with their gradients from
 //! [`JointKinematics`], and so do the swing and twist angles of R_Δ = R̄₁ᵀR̄₂
 //! (76)–(78) ([`limit_spherical`]). [`PrescribedFrame`] holds a body's frame on a

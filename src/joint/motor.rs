@@ -2,7 +2,8 @@
 //! joint speed and a largest torque or force.
 //!
 //! # The row
-//! The joint variable q is the revolute angle θ_rev = [R̄₁ ⊟ R̄₂]₃ (73) (rad) or the
+//! The joint variable q is the revolute angle θ_rev = [R̄₂ ⊟ R̄₁]₃ (rad; (73) with the
+//! sign of [`JointKinematics::revolute_angle`]: side 2 relative to side 1) or the
 //! prismatic slide d_pr = [R̄₁ᵀ(p̄₂ − p̄₁)]₃ (80) (m). At the start of every substep
 //! ([`Constraint::begin_substep`], bodies at their start-of-substep state) the motor
 //! records q_start = q and the increment s·h of its target speed s over the substep h,
@@ -17,7 +18,7 @@
 //! relative to q_start, wrap(x) ∈ [−π, π) ([`super::wrap_angle`]), so the row is
 //! continuous across θ_rev = ±π and keeps full precision however many turns the joint
 //! has made (nothing is accumulated); it needs |s h| < π, i.e. less than half a turn per
-//! substep. Gradient (`proofs/joint_motor.md`): ∇C = ∇q, the row 3 of (162)–(163)
+//! substep. Gradient (`proofs/joint_motor.md`): ∇C = ∇q, minus the row 3 of (162)–(163)
 //! ([`JointKinematics::revolute_angle_gradient`]) or of the relative-position blocks
 //! ([`JointKinematics::prismatic_offset_gradient`]).
 //!
@@ -61,7 +62,7 @@ use std::fmt;
 /// Which joint variable a [`VelocityMotor`] drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MotorAxis {
-    /// The revolute angle θ_rev (73), rad; speed in rad/s, bound in N·m.
+    /// The revolute angle θ_rev ([`super::JointKinematics::revolute_angle`]), rad; speed in rad/s, bound in N·m.
     Revolute,
     /// The prismatic slide d_pr (80), m; speed in m/s, bound in N.
     Prismatic,
@@ -96,8 +97,9 @@ impl MotorAxis {
 /// let motor = VelocityMotor::revolute(None, f1, Some(id), f2, 3.0, 0.6, options.substep_dt()).unwrap();
 /// world.add_constraint(motor).unwrap();
 /// for _ in 0..2000 { world.step().unwrap(); }
-/// // θ_rev = −(the wheel's angle about z), so ω_z = −3 rad/s.
-/// approx::assert_relative_eq!(world.body(id).unwrap().angular_velocity.z, -3.0, epsilon = 1e-9);
+/// // θ_rev is the wheel's angle about the joint z axis (side 2 relative to side 1), so
+/// // ω_z = 3 rad/s.
+/// approx::assert_relative_eq!(world.body(id).unwrap().angular_velocity.z, 3.0, epsilon = 1e-9);
 /// ```
 pub struct VelocityMotor<T: Real, G: LieGroup<T>> {
     attachments: JointAttachments<T, G>,
@@ -121,12 +123,12 @@ pub struct VelocityMotor<T: Real, G: LieGroup<T>> {
 }
 
 impl<T: Real, G: LieGroup<T>> VelocityMotor<T, G> {
-    /// A motor driving the revolute angle θ_rev (73) of the joint between `body1` at
+    /// A motor driving the revolute angle θ_rev (side 2 relative to side 1, [`super::JointKinematics::revolute_angle`]) of the joint between `body1` at
     /// `frame1` and `body2` at `frame2` (the frames of the [`super::Revolute`] it sits
     /// next to; a `None` body is the fixed world) at `speed` rad/s, with at most
     /// `max_torque` N·m (+∞: unlimited), for a world whose substep is `substep` s.
-    /// Positive speed increases θ_rev, i.e. turns side 2 about the joint z axis by
-    /// −speed relative to side 1.
+    /// Positive speed increases θ_rev, i.e. turns side 2 relative to side 1 positively
+    /// about side 1's joint z axis.
     ///
     /// # Errors
     /// See the module docs.
@@ -259,7 +261,7 @@ impl<T: Real, G: LieGroup<T>> VelocityMotor<T, G> {
         &self.attachments
     }
 
-    /// The joint variable q at `bodies`: θ_rev in (−π, π] (rad) or d_pr (m); `None` if
+    /// The joint variable q at `bodies`: θ_rev in [−π, π) (rad) or d_pr (m); `None` if
     /// a body id is not in `bodies`.
     pub fn joint_position(&self, bodies: &[Body<T, G>]) -> Option<T> {
         let k = self.attachments.kinematics(bodies)?;

@@ -15,6 +15,29 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+// Reports go to stdout and stderr through these instead of `print!`/`println!`/
+// `eprintln!`, which panic when the stream is closed (`lie-xpbd ... | head -1`): a
+// closed or failing terminal stream must not stop a run whose outputs are being written
+// to files, so write errors on the report streams are ignored.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 mod parse;
 pub use parse::{parse_count, parse_positive_seconds, parse_seconds, parse_seed};
 
@@ -111,7 +134,7 @@ pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> 
     let scene = match load_scene(scene_name, args) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -129,12 +152,12 @@ pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> 
             ExitCode::from(summary.exit_code())
         }
         Err(RunError::Write { source, summary }) => {
-            print!("{}", run::markdown(&summary));
-            eprintln!("error: the outputs could not be written: {source}");
+            out!("{}", run::markdown(&summary));
+            errln!("error: the outputs could not be written: {source}");
             ExitCode::from(1)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(e.exit_code())
         }
     }
@@ -154,7 +177,7 @@ pub fn compare_command(
     let scene = match load_scene(scene_name, args) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -178,9 +201,9 @@ pub fn compare_command(
     match result {
         Ok(report) => {
             for c in &report.conclusions {
-                println!("{c}");
+                outln!("{c}");
             }
-            println!("\nOutputs written to {}", out.display());
+            outln!("\nOutputs written to {}", out.display());
             ExitCode::from(if report.interrupted_at_step.is_some() {
                 130
             } else {
@@ -188,7 +211,7 @@ pub fn compare_command(
             })
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(match e {
                 compare::CompareError::Output(_) => 1,
                 _ => 2,
@@ -215,7 +238,7 @@ pub fn sweep_command(
     use crate::pipeline::sweep;
     use indicatif::MultiProgress;
     let fail = |e: String| {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         ExitCode::from(2)
     };
     let args = RunArgs {
@@ -254,7 +277,7 @@ pub fn sweep_command(
                         .map_or(String::new(), |f| f.to_string_lossy().into_owned())
                 })
                 .collect();
-            eprintln!(
+            errln!(
                 "note: {} holds {} run folder(s) not part of this sweep ({}); they were left alone and {merged_by}",
                 out.display(),
                 others.len(),
@@ -292,7 +315,7 @@ pub fn sweep_command(
                 others_note(
                     "`lie-xpbd merge DIR` would include them: merge this sweep's run folders by name, or use a new DIR",
                 );
-                println!(
+                outln!(
                     "{} commands written to {}; afterwards: lie-xpbd merge {} --out {}",
                     planned.len(),
                     file.display(),
@@ -351,7 +374,7 @@ pub fn sweep_command(
         match res {
             Ok(s) => {
                 code = more_serious(code, s.exit_code());
-                println!(
+                outln!(
                     "{} [{}]: {}{}, median constraint residual {}",
                     r.dir.display(),
                     label.join(" "),
@@ -366,7 +389,7 @@ pub fn sweep_command(
                 );
             }
             Err(e) => {
-                eprintln!("{} [{}]: error: {e}", r.dir.display(), label.join(" "));
+                errln!("{} [{}]: error: {e}", r.dir.display(), label.join(" "));
                 code = more_serious(code, e.exit_code());
             }
         }
@@ -381,7 +404,7 @@ pub fn sweep_command(
         .collect();
     match sweep::merge(&written, &out) {
         Ok(report) => {
-            println!(
+            outln!(
                 "\n{} runs merged into {}",
                 report.rows.len(),
                 out.join("sweep.md").display()
@@ -389,7 +412,7 @@ pub fn sweep_command(
             others_note("are not in the table");
         }
         Err(e) => {
-            eprintln!("error: could not merge the runs: {e}");
+            errln!("error: could not merge the runs: {e}");
             code = more_serious(code, 1);
         }
     }
@@ -420,9 +443,9 @@ pub fn merge_command(dirs: &[PathBuf], out: &std::path::Path) -> ExitCode {
     match crate::pipeline::sweep::merge(dirs, out) {
         Ok(report) => {
             for s in &report.skipped {
-                eprintln!("warning: skipped {s}");
+                errln!("warning: skipped {s}");
             }
-            println!(
+            outln!(
                 "{} runs merged into {}",
                 report.rows.len(),
                 out.join("sweep.md").display()
@@ -430,11 +453,11 @@ pub fn merge_command(dirs: &[PathBuf], out: &std::path::Path) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e @ crate::pipeline::sweep::SweepError::NoRuns(_)) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(1)
         }
     }
@@ -454,7 +477,7 @@ pub fn check_command(
     let scene = match load_scene(scene_name, &RunArgs::default()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -465,8 +488,8 @@ pub fn check_command(
     };
     match check_scene_until(&scene, &opts, interrupt) {
         Ok((report, true)) => {
-            print!("{}", report.table());
-            eprintln!(
+            out!("{}", report.table());
+            errln!(
                 "interrupted: {} constraint check(s) made so far (the last may cover fewer than {} random states); not a verdict",
                 report.entries.len(),
                 states
@@ -474,17 +497,15 @@ pub fn check_command(
             ExitCode::from(130)
         }
         Ok((report, false)) if report.entries.is_empty() => {
-            eprintln!(
-                "error: the scene has no constraints and no rods, so there is nothing to check"
-            );
+            errln!("error: the scene has no constraints and no rods, so there is nothing to check");
             ExitCode::from(2)
         }
         Ok((report, false)) => {
-            print!("{}", report.table());
+            out!("{}", report.table());
             if report.passed() {
-                println!("\nAll {} constraint checks passed.", report.entries.len());
+                outln!("\nAll {} constraint checks passed.", report.entries.len());
             } else {
-                eprintln!(
+                errln!(
                     "error: {} constraint check(s) failed",
                     report.failures().len()
                 );
@@ -492,7 +513,7 @@ pub fn check_command(
             ExitCode::from(report.exit_code())
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(2)
         }
     }
@@ -500,14 +521,14 @@ pub fn check_command(
 
 /// Prints a run's summary (Markdown) to stdout, its warnings to stderr.
 pub fn print_summary(s: &RunSummary, out: &std::path::Path) {
-    print!("{}", run::markdown(s));
+    out!("{}", run::markdown(s));
     for w in &s.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     if let Some(e) = &s.error {
-        eprintln!("error: the run ended early: {e}");
+        errln!("error: the run ended early: {e}");
     }
-    println!("\nOutputs written to {}", out.display());
+    outln!("\nOutputs written to {}", out.display());
 }
 
 /// The end of every `lie-xpbd reproduce` command: prints the study's Markdown summary
@@ -521,8 +542,8 @@ fn finish_reproduce(
 ) -> ExitCode {
     match result {
         Ok(summary) => {
-            print!("{summary}");
-            println!("Outputs written to {}", out.display());
+            out!("{summary}");
+            outln!("Outputs written to {}", out.display());
             if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
                 ExitCode::from(130)
             } else {
@@ -530,7 +551,7 @@ fn finish_reproduce(
             }
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(e.exit_code())
         }
     }
@@ -547,7 +568,7 @@ pub fn reproduce_rigid_command(
 ) -> ExitCode {
     use crate::pipeline::reproduce::{markdown, reproduce_rigid};
     let progress = |k: usize, n: usize, scene: &str, mode: &str| {
-        eprintln!("[{}/{n}] {scene}, mode {mode}", k + 1);
+        errln!("[{}/{n}] {scene}, mode {mode}", k + 1);
     };
     finish_reproduce(
         reproduce_rigid(out, opts, interrupt, &progress).map(|r| markdown(&r, opts)),
@@ -567,7 +588,7 @@ pub fn reproduce_cantilever_command(
 ) -> ExitCode {
     use crate::pipeline::reproduce::cantilever::{markdown, reproduce_cantilever};
     let progress = |k: usize, n: usize, what: &str| {
-        eprintln!("[{}/{n}] {what}", k + 1);
+        errln!("[{}/{n}] {what}", k + 1);
     };
     finish_reproduce(
         reproduce_cantilever(out, opts, interrupt, &progress).map(|r| markdown(&r)),
@@ -587,7 +608,7 @@ pub fn reproduce_shear_locking_command(
 ) -> ExitCode {
     use crate::pipeline::reproduce::shear_locking::{markdown, reproduce_shear_locking};
     let progress = |k: usize, n: usize, what: &str| {
-        eprintln!("[{}/{n}] {what}", k + 1);
+        errln!("[{}/{n}] {what}", k + 1);
     };
     finish_reproduce(
         reproduce_shear_locking(out, opts, interrupt, &progress).map(|r| markdown(&r)),
@@ -607,7 +628,7 @@ pub fn reproduce_figure11_command(
 ) -> ExitCode {
     use crate::pipeline::reproduce::figure11::{markdown, reproduce_figure11};
     let progress = |k: usize, n: usize, what: &str| {
-        eprintln!("[{}/{n}] {what}", k + 1);
+        errln!("[{}/{n}] {what}", k + 1);
     };
     finish_reproduce(
         reproduce_figure11(out, opts, interrupt, &progress).map(|r| markdown(&r)),
@@ -627,7 +648,7 @@ pub fn reproduce_spring_command(
 ) -> ExitCode {
     use crate::pipeline::reproduce::spring::{markdown, reproduce_spring};
     let progress = |k: usize, n: usize, what: &str| {
-        eprintln!("[{}/{n}] {what}", k + 1);
+        errln!("[{}/{n}] {what}", k + 1);
     };
     finish_reproduce(
         reproduce_spring(out, opts, interrupt, &progress).map(|r| markdown(&r)),

@@ -43,6 +43,12 @@
 //! | `motor` | `speed` (rad/s), `max_torque` (N·m) | `speed` (m/s), `max_force` (N) | – | – |
 //! | `break_force`, `break_torque` | N, N·m | N, N·m | N, – | N, N·m |
 //!
+//! Every joint coordinate is body 2 relative to body 1, about or along body 1's joint
+//! frame axes: a revolute angle θ > 0 (limit, target, motor speed) turns body 2
+//! positively about joint z (R̄₁ᵀR̄₂ = R_z(θ); [`crate::joint::JointKinematics::revolute_angle`]),
+//! as a spherical target's angle and twist limits do, and a prismatic slide > 0 moves
+//! body 2 along +z.
+//!
 //! A drive target moves at its constant `rate`: target(t) = target + rate·t. Every
 //! table also takes `compliance` (limit) or `damping` (drive, s; Rayleigh b of
 //! Section 4.4) where it says so below; unknown keys are errors.
