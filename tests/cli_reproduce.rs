@@ -112,8 +112,16 @@ fn reproduce_options_are_checked_before_anything_runs() {
         (vec!["figure11", "--seconds", "1e12"], "--seconds", "steps"),
         // An option the study does not use is an error, not silently ignored (a
         // reported `reproduce rigid --quick` ran the full 100 s study).
-        (vec!["rigid", "--quick"], "--quick", "does not apply to `reproduce rigid`"),
-        (vec!["spring", "--seconds", "5"], "--seconds", "(it applies to figure11)"),
+        (
+            vec!["rigid", "--quick"],
+            "--quick",
+            "does not apply to `reproduce rigid`",
+        ),
+        (
+            vec!["spring", "--seconds", "5"],
+            "--seconds",
+            "(it applies to figure11)",
+        ),
         (
             vec!["cantilever", "--pendulum-seconds", "5"],
             "--pendulum-seconds",
@@ -124,7 +132,11 @@ fn reproduce_options_are_checked_before_anything_runs() {
             "--reference-elements",
             "(it applies to cantilever)",
         ),
-        (vec!["figure11", "--rps-seconds", "1"], "--rps-seconds", "does not apply"),
+        (
+            vec!["figure11", "--rps-seconds", "1"],
+            "--rps-seconds",
+            "does not apply",
+        ),
     ] {
         let mut full = vec!["reproduce"];
         full.extend(&args);

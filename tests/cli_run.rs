@@ -798,3 +798,34 @@ fn closed_stdout_does_not_panic() {
     }
     assert!(tmp.path().join("o/summary.json").exists());
 }
+
+/// check-jacobians on correct joints that start where their rows are not
+/// differentiable (regression: it reported "analytic ±1, finite difference 0" FAILs): a
+/// spherical swing limit at zero swing, revolute, twist and prismatic limits at the
+/// middle of their ranges, a revolute motor (checked within a substep, so it has its
+/// start). Those states are skipped and counted; everything else is checked and passes.
+#[test]
+fn check_jacobians_skips_kinks_and_checks_motors() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = format!(
+        "{}/tests/scenes/every_joint_kind_at_rest.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = run(&["check-jacobians", &scene, "--states", "20"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for kind in [
+        "| revolute_motor | matrix | f64 |",
+        "| spherical_swing_limit | quaternion | f32 |",
+        "| revolute_limit | matrix | f64 |",
+        "| prismatic_limit | quaternion | f64 |",
+        "| spherical_twist_limit | matrix | f32 |",
+    ] {
+        assert!(text.contains(kind), "{kind} missing: {text}");
+    }
+    assert!(!text.contains("FAIL"), "{text}");
+    assert!(
+        text.contains("skipped where the constraint is not differentiable"),
+        "{text}"
+    );
+}

@@ -29,16 +29,17 @@ fn body<T: Real, G: LieGroup<T>>(position: Vector3<T>, orientation: G) -> Body<T
 /// Two bodies and their joint frames.
 type Pair<T, G> = ([Body<T, G>; 2], [JointFrame<T, G>; 2]);
 
-/// Two bodies whose joint frames have rotation error e = R̄₁ ⊟ R̄₂ = (tilt, −tilt/2, θ),
-/// i.e. joint angle θ (wrapped), with non-trivial joint frames.
+/// Two bodies whose joint frames have relative rotation R̄₂ ⊟ R̄₁ = e = (tilt, −tilt/2, θ),
+/// i.e. joint angle θ (wrapped; side 2 relative to side 1), with non-trivial joint
+/// frames.
 fn pair<T: Real, G: LieGroup<T>>(theta: f64, tilt: f64) -> Pair<T, G> {
     let f1 = JointFrame::new(v(0.1, -0.2, 0.3), G::exp(&v(0.2, -0.1, 0.4)));
     let f2 = JointFrame::new(v(-0.3, 0.1, 0.05), G::exp(&v(-0.3, 0.2, 0.1)));
     let r1 = G::exp(&v(0.3, -0.2, 0.1));
     let rbar1 = r1.compose(&f1.rotation);
     let e = v::<T>(tilt, -0.5 * tilt, theta);
-    // R̄₂ = R̄₁ Exp(−e), R₂ = R̄₂ J₂ᵀ.
-    let rbar2 = rbar1.compose(&G::exp(&(-e)));
+    // R̄₂ = R̄₁ Exp(e), R₂ = R̄₂ J₂ᵀ.
+    let rbar2 = rbar1.compose(&G::exp(&e));
     let r2 = rbar2.compose(&f2.rotation.inverse());
     (
         [body(v(0.2, 0.4, -0.1), r1), body(v(-0.5, 0.1, 0.3), r2)],
@@ -217,14 +218,14 @@ fn limited_pendulum<T: Real, G: LieGroup<T>>(
     omega0: f64,
 ) -> (World<T, G>, RevoluteLimit<T, G>) {
     let mut world = World::<T, G>::new(options(gravity)).unwrap();
-    // θ_rev = [I ⊟ R]₃ = −(body angle about z); r = (0, 0.5, 0) in the body frame.
-    let r = G::exp(&v(0.0, 0.0, -theta0));
+    // θ_rev = [R ⊟ I]₃ = the body's angle about z; r = (0, 0.5, 0) in the body frame.
+    let r = G::exp(&v(0.0, 0.0, theta0));
     let joint_point = v::<T>(0.0, 0.5, 0.0);
     let position = -r.act(&joint_point);
     let b = body::<T, G>(position, r)
         .with_velocity(
-            r.act(&v::<T>(0.0, 0.0, -omega0)).cross(&position),
-            v(0.0, 0.0, -omega0),
+            r.act(&v::<T>(0.0, 0.0, omega0)).cross(&position),
+            v(0.0, 0.0, omega0),
         )
         .unwrap();
     let id = world.add_body(b).unwrap();
@@ -361,7 +362,8 @@ fn wide_range<T: Real, G: LieGroup<T>>(tol: f64) {
         // turned back: at 5 rad/s it would be at ±573° after 2 s.
         assert!(reached >= 269.5f64.to_radians());
         let w = world.bodies()[0].angular_velocity.z.to_f64();
-        assert!(w * omega0 > 0.0, "not turned back: ω_z {w}");
+        // It started at ω_z = ω₀ (θ_rev is the body's angle about z).
+        assert!(w * omega0 < 0.0, "not turned back: ω_z {w}");
     }
 }
 

@@ -3,7 +3,9 @@
 
 use super::attachments::JointAttachments;
 use super::frame::JointFrame;
-use super::limit_row::{checked_compliance, checked_limits, nearer_limit, write_row, Row};
+use super::limit_row::{
+    checked_compliance, checked_limits, distance_to_middle, nearer_limit, write_row, Row,
+};
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES};
@@ -142,6 +144,12 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrismaticLimit<T, G> {
     /// `bodies`.
     fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>) {
         write_row(&self.attachments, self.row(bodies), out);
+    }
+
+    /// |d − (d_min + d_max)/2| (m): the row switches limits there.
+    fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
+        let d = self.offset(bodies)?;
+        Some(distance_to_middle(self.lower, self.upper, d))
     }
 
     fn compliance(&self, _row: usize) -> T {

@@ -27,6 +27,13 @@ pub(super) fn nearer_limit<T: Real>(lower: T, upper: T, (q, [g1, g2]): Row<T>) -
     }
 }
 
+/// |q − (lower + upper)/2|: the distance from q to where [`nearer_limit`] switches
+/// rows, the kink of the row ([`crate::xpbd::Constraint::kink_distance`]).
+#[inline]
+pub(super) fn distance_to_middle<T: Real>(lower: T, upper: T, q: T) -> T {
+    (q - (lower + upper) * c::<T>(0.5)).abs()
+}
+
 /// `Ok(())` if `lower` and `upper` are finite with `lower < upper`.
 ///
 /// # Errors

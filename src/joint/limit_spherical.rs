@@ -60,7 +60,9 @@ use super::attachments::JointAttachments;
 use super::frame::JointFrame;
 use super::kinematics::JointKinematics;
 use super::limit_row::UnwrappedAngle;
-use super::limit_row::{checked_compliance, checked_limits, nearer_limit, write_row, Row};
+use super::limit_row::{
+    checked_compliance, checked_limits, distance_to_middle, nearer_limit, write_row, Row,
+};
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES};
@@ -314,6 +316,17 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for SphericalSwingLimit<T, G> {
         write_row(&self.attachments, self.row(bodies), out);
     }
 
+    /// min(θ_swing, π − θ_swing) (rad), or 0 within 0.1 rad of either: the swing angle
+    /// (77) has a cone point at 0 and at π, and near them its derivatives grow like
+    /// 1/θ^k, so that a central difference's truncation error ~h²/θ² exceeds the
+    /// checker's tolerance within ~0.03 rad (f64) and ~0.02 rad (f32); 0.1 rad keeps
+    /// a margin. (The row is inactive there for any limit θ_max > 0.1 rad.)
+    fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
+        let theta = self.angle(bodies)?;
+        let d = theta.min(c::<T>(std::f64::consts::PI) - theta);
+        Some(if d < c::<T>(0.1) { T::zero() } else { d })
+    }
+
     fn compliance(&self, _row: usize) -> T {
         self.compliance
     }
@@ -491,6 +504,20 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for SphericalTwistLimit<T, G> {
     /// undefined (type docs). NaN value if a body id is not in `bodies`.
     fn evaluate(&self, bodies: &[Body<T, G>], out: &mut ConstraintEval<T>) {
         write_row(&self.attachments, self.row(bodies), out);
+    }
+
+    /// min(|θ − (θ_min + θ_max)/2|, π − θ_swing) (rad): the row switches limits at the
+    /// middle of the range and is released where the swing reaches π; 0 where the
+    /// twist is undefined.
+    fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
+        let k = self.attachments.kinematics(bodies)?;
+        let pi = c::<T>(std::f64::consts::PI);
+        Some(match self.angle(bodies) {
+            Some(theta) => {
+                distance_to_middle(self.lower, self.upper, theta).min(pi - k.swing_angle())
+            }
+            None => T::zero(),
+        })
     }
 
     fn compliance(&self, _row: usize) -> T {

@@ -361,6 +361,24 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for VelocityMotor<T, G> {
         }
     }
 
+    /// `Some(0)` before the first substep (the row is the constant 0 until
+    /// [`Constraint::begin_substep`] records q_start); for a revolute motor then
+    /// π − |wrap(θ_rev − q_start)| (rad: the wrap jumps half a turn from q_start);
+    /// `None` for a started prismatic motor (its row is smooth).
+    fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
+        if !self.started {
+            return Some(T::zero());
+        }
+        match self.axis {
+            MotorAxis::Revolute => {
+                let q = self.joint_position(bodies)?;
+                let pi = c::<T>(std::f64::consts::PI);
+                Some(pi - super::wrap_angle(q - self.start).abs())
+            }
+            MotorAxis::Prismatic => None,
+        }
+    }
+
     /// 0: the row is hard; the bound on λ limits its force.
     fn compliance(&self, _row: usize) -> T {
         T::zero()

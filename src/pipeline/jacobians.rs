@@ -20,7 +20,8 @@ use crate::scene::{Scene, SceneError};
 use crate::sim::{Rotation, Scalar};
 use crate::xpbd::check::{check_row_block_perturbed, MAX_ROTATION_SCALE};
 use crate::xpbd::{
-    check_gradient_perturbed, Body, ConstraintId, GradientCheck, System, SystemId, World, XpbdError,
+    check_gradient, check_gradient_perturbed, Body, ConstraintId, GradientCheck, System, SystemId,
+    World, XpbdError,
 };
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -127,6 +128,23 @@ impl JacobianReport {
                 if ok { "pass" } else { "FAIL" }
             );
         }
+        let skipped: Vec<&JacobianEntry> = self
+            .entries
+            .iter()
+            .filter(|e| e.check.states_skipped > 0)
+            .collect();
+        if !skipped.is_empty() {
+            let states: usize = skipped.iter().map(|e| e.check.states_skipped).sum();
+            s += &format!(
+                "\n{states} state(s) of {} check(s) skipped where the constraint is not \
+                 differentiable (a limit at the middle of its range, a swing limit at zero \
+                 swing, a motor before its first substep), e.g. {} ({} {}).\n",
+                skipped.len(),
+                skipped[0].check.constraint,
+                skipped[0].rotation,
+                skipped[0].scalar
+            );
+        }
         for e in self.failures() {
             s += &format!("\nFAILED ({} {}): {}\n", e.rotation, e.scalar, e.check);
         }
@@ -185,9 +203,19 @@ pub fn check_world_until<T: Real, G: LieGroup<T>>(
         let Some(c) = world.constraint(ConstraintId(j)) else {
             continue;
         };
-        let (check, complete) = in_chunks(opts.states, &mut rng, interrupt, |rng, n| {
-            check_gradient_perturbed(c, bodies, rng, n, opts.position_scale, opts.rotation_scale)
-        })?;
+        // Whether the given state is skipped (a kink there): every chunk meets it again.
+        let given_skipped = check_gradient(c, bodies)?.states_skipped == 1;
+        let (check, complete) =
+            in_chunks(opts.states, given_skipped, &mut rng, interrupt, |rng, n| {
+                check_gradient_perturbed(
+                    c,
+                    bodies,
+                    rng,
+                    n,
+                    opts.position_scale,
+                    opts.rotation_scale,
+                )
+            })?;
         out.push(JacobianEntry {
             rotation,
             scalar,
@@ -206,17 +234,18 @@ pub fn check_world_until<T: Real, G: LieGroup<T>>(
                 return Ok((out, true));
             }
             let rotation_scale = row_block_rotation_scale(system, k, bodies, opts);
-            let (check, complete) = in_chunks(opts.states, &mut rng, interrupt, |rng, n| {
-                check_row_block_perturbed(
-                    system,
-                    k,
-                    bodies,
-                    rng,
-                    n,
-                    opts.position_scale,
-                    rotation_scale,
-                )
-            })?;
+            let (check, complete) =
+                in_chunks(opts.states, false, &mut rng, interrupt, |rng, n| {
+                    check_row_block_perturbed(
+                        system,
+                        k,
+                        bodies,
+                        rng,
+                        n,
+                        opts.position_scale,
+                        rotation_scale,
+                    )
+                })?;
             out.push(JacobianEntry {
                 rotation,
                 scalar,
@@ -271,6 +300,7 @@ pub fn row_block_rotation_scale<T: Real, G: LieGroup<T>>(
 /// check and whether all states were checked.
 fn in_chunks<F>(
     states: usize,
+    given_skipped: bool,
     rng: &mut StdRng,
     interrupt: &AtomicBool,
     mut check: F,
@@ -283,7 +313,7 @@ where
     loop {
         let n = STATES_PER_CHUNK.min(states - done);
         let chunk = check(rng, n)?;
-        let m = merge_chunk(merged, chunk, done);
+        let m = merge_chunk(merged, chunk, done, given_skipped);
         done += n;
         if done == states || interrupt.load(Ordering::Relaxed) {
             return Ok((m, done == states));
@@ -298,6 +328,7 @@ fn merge_chunk(
     so_far: Option<GradientCheck>,
     mut chunk: GradientCheck,
     offset: usize,
+    given_skipped: bool,
 ) -> GradientCheck {
     if chunk.worst_state > 0 {
         chunk.worst_state += offset;
@@ -306,12 +337,16 @@ fn merge_chunk(
         return chunk;
     };
     let tolerance = best.tolerance.max(chunk.tolerance);
-    let states = best.states_checked + chunk.states_checked - 1;
+    // Every chunk also checks (or skips) the given state 0: count it once.
+    let (again_checked, again_skipped) = if given_skipped { (0, 1) } else { (1, 0) };
+    let states = best.states_checked + chunk.states_checked - again_checked;
+    let skipped = best.states_skipped + chunk.states_skipped - again_skipped;
     if chunk.worst_relative_error > best.worst_relative_error {
         best = chunk;
     }
     best.tolerance = tolerance;
     best.states_checked = states;
+    best.states_skipped = skipped;
     best
 }
 
@@ -333,8 +368,10 @@ fn one<T: Real, G: LieGroup<T>>(
     opts: &JacobianOptions,
     interrupt: &AtomicBool,
 ) -> Result<(Vec<JacobianEntry>, bool), JacobianError> {
-    let built = scene.build::<T, G>()?;
-    Ok(check_world_until(&built.world, r, s, opts, interrupt)?)
+    let mut world = scene.build::<T, G>()?.world;
+    // As the solver sees the constraints: within a substep (motors have their start).
+    world.begin_next_substep();
+    Ok(check_world_until(&world, r, s, opts, interrupt)?)
 }
 
 /// Checks every constraint and system row block of `scene` in all four combinations.

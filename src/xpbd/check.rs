@@ -108,7 +108,11 @@
 //! `rotation_scale` that keeps those below π − 0.1 rad (the study lowers it per block,
 //! [`crate::pipeline::jacobians::row_block_rotation_scale`]). Inequality rows
 //! ([`Constraint::lambda_bounds`]) are checked like equality rows: C itself must be
-//! differentiable at the states checked.
+//! differentiable at the states checked. A state where the constraint reports a point
+//! of non-differentiability within the differences' reach ([`Constraint::kink_distance`],
+//! [`KINK_REACH`]) is skipped and counted ([`GradientCheck::states_skipped`]): a joint
+//! limit at the middle of its range (where its row switches limits), a swing limit at
+//! zero swing (the cone point of (77)), a velocity motor before its first substep.
 
 use super::body::{Body, BodyId};
 use super::constraint::{Constraint, ConstraintEval};
@@ -166,8 +170,14 @@ pub struct GradientCheck {
     pub analytic: f64,
     /// The finite-difference estimate of that entry (per m or per rad).
     pub finite_difference: f64,
-    /// Number of states checked (the given one plus the random ones).
+    /// Number of states checked (the given one plus the random ones), not counting
+    /// the skipped ones.
     pub states_checked: usize,
+    /// Number of states not checked because C is not differentiable within the reach of
+    /// the finite differences there ([`Constraint::kink_distance`] below
+    /// [`KINK_REACH`]·h·max(1, L/1 m)): e.g. a two-sided joint limit at the middle of
+    /// its range, where its row switches from one limit to the other. 0 for row blocks.
+    pub states_skipped: usize,
 }
 
 impl GradientCheck {
@@ -204,7 +214,15 @@ impl fmt::Display for GradientCheck {
             COLUMNS.get(self.worst_column).unwrap_or(&"?"),
             self.analytic,
             self.finite_difference,
-        )
+        )?;
+        if self.states_skipped > 0 {
+            write!(
+                f,
+                "; {} state(s) skipped where C is not differentiable",
+                self.states_skipped
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -390,6 +408,30 @@ struct Worst {
     scale: f64,
 }
 
+impl Worst {
+    /// No error yet (no state checked), tolerance factor `scale`.
+    fn none(scale: f64) -> Self {
+        Self {
+            error: 0.0,
+            state: 0,
+            row: 0,
+            slot: 0,
+            column: 0,
+            analytic: 0.0,
+            fd: 0.0,
+            scale,
+        }
+    }
+}
+
+/// A state is skipped by the checker when the constraint's [`Constraint::kink_distance`]
+/// is below `KINK_REACH`·h·max(1, L/1 m) (h = [`Real::fd_step`], L the largest |position|
+/// of a checked body): a central difference moves one pose coordinate by ±h, which
+/// moves a joint angle by at most |∇θ|·h (|∇θ| ≤ |Γ⁻¹| < 2 below 2.5 rad) and a slide by
+/// at most h·max(1, lever arm); 10 covers both with margin, and is small enough that
+/// random states are skipped with probability ~20·h/(range of the perturbation).
+pub const KINK_REACH: f64 = 10.0;
+
 /// What is checked: a constraint, or one row block of a system.
 #[derive(Clone, Copy)]
 enum Source<'a, T: Real, G: LieGroup<T>> {
@@ -536,12 +578,29 @@ impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
             .fold(1.0, f64::max)
     }
 
-    /// The check at the state `bodies` alone.
+    /// Whether the constraint is not differentiable within the reach of the finite
+    /// differences at the state `work` ([`Constraint::kink_distance`] below
+    /// [`KINK_REACH`]·h·max(1, L/1 m), or NaN). Row blocks are smooth.
+    fn at_kink(&self, work: &[Body<T, G>]) -> bool {
+        let Source::Constraint(constraint) = self.source else {
+            return false;
+        };
+        constraint.kink_distance(work).is_some_and(|d| {
+            let reach = KINK_REACH * T::fd_step().to_f64() * self.position_scale(work);
+            let d = d.to_f64();
+            d.is_nan() || d <= reach
+        })
+    }
+
+    /// The check at the state `bodies` alone (none if it is at a kink).
     fn check_given(&self, bodies: &[Body<T, G>]) -> GradientCheck {
+        if self.at_kink(bodies) {
+            return self.report(Worst::none(self.position_scale(bodies)), 0, 1);
+        }
         let mut work = bodies.to_vec();
         let mut worst = self.check_state(&mut work);
         worst.scale = worst.scale.max(self.position_scale(bodies));
-        self.report(worst, 1)
+        self.report(worst, 1, 0)
     }
 
     /// The check at the state `bodies` and `states` random states around it (the
@@ -555,7 +614,13 @@ impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
         rotation_scale: f64,
     ) -> GradientCheck {
         let mut work = bodies.to_vec();
-        let mut worst = self.check_state(&mut work);
+        let mut skipped = 0;
+        let mut worst = if self.at_kink(bodies) {
+            skipped += 1;
+            Worst::none(1.0)
+        } else {
+            self.check_state(&mut work)
+        };
         worst.scale = worst.scale.max(self.position_scale(bodies));
         for i in 1..=states {
             // Only the checked bodies differ from `bodies`: set them from it.
@@ -565,15 +630,20 @@ impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
                 work[b].position = bodies[b].position + dp;
                 work[b].orientation = bodies[b].orientation.boxplus(&dtheta);
             }
+            let scale = worst.scale.max(self.position_scale(&work));
+            if self.at_kink(&work) {
+                skipped += 1;
+                worst.scale = scale;
+                continue;
+            }
             let mut w = self.check_state(&mut work);
             w.state = i;
-            let scale = worst.scale.max(self.position_scale(&work));
             if w.error > worst.error {
                 worst = w;
             }
             worst.scale = scale;
         }
-        self.report(worst, states + 1)
+        self.report(worst, states + 1 - skipped, skipped)
     }
 
     /// The error at the state `work` (state index 0, scale 1); `work` is left as given.
@@ -639,7 +709,7 @@ impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
         }
     }
 
-    fn report(&self, w: Worst, states: usize) -> GradientCheck {
+    fn report(&self, w: Worst, states: usize, skipped: usize) -> GradientCheck {
         GradientCheck {
             constraint: self.name.clone(),
             kind: self.kind,
@@ -653,6 +723,7 @@ impl<'a, T: Real, G: LieGroup<T>> Setup<'a, T, G> {
             analytic: w.analytic,
             finite_difference: w.fd,
             states_checked: states,
+            states_skipped: skipped,
         }
     }
 }

@@ -172,6 +172,19 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
         true
     }
 
+    /// How far the state `bodies` is from the nearest point where C is not
+    /// differentiable, in the units of the constraint's own variable (rad for an angle,
+    /// m for a slide), or `None` if C is differentiable everywhere. Joint limits return
+    /// the distance to the middle of their range (where the row switches from one limit
+    /// to the other, (74)) and, for the swing limit, to swing 0 and π (where the swing
+    /// angle (77) has a cone point); a velocity motor before its first substep returns
+    /// `Some(0)` (its row is the constant 0 until it has a start). The gradient checker
+    /// ([`crate::xpbd::check`]) skips states closer than its finite-difference reach.
+    /// Default: `None`.
+    fn kink_distance(&self, _bodies: &[Body<T, G>]) -> Option<T> {
+        None
+    }
+
     /// Whether the solver may project all rows together with one dense solve (124)
     /// when it runs in block mode. The world reads it once, when the constraint is
     /// added. Default: yes.

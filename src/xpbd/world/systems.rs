@@ -333,6 +333,24 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 
     /// Start of a substep for every system: [`System::begin_substep`] with the
     /// start-of-substep bodies, then λ = 0.
+    /// What a substep does first, without moving any body: [`Constraint::begin_substep`]
+    /// of every constraint and [`System::begin_substep`] of every system, with the clock
+    /// of the next substep. The gradient study ([`crate::pipeline::jacobians`]) calls it
+    /// so that constraints with per-substep state (a velocity motor's q_start) are
+    /// checked as the solver evaluates them.
+    pub(crate) fn begin_next_substep(&mut self) {
+        let h = self.options.substep_dt();
+        let clock = SubstepClock {
+            start_time: self.substep_time,
+            end_time: self.substep_time + h,
+            h,
+        };
+        for s in &mut self.slots {
+            s.constraint.begin_substep(clock, &self.bodies);
+        }
+        self.systems_begin_substep(clock);
+    }
+
     pub(super) fn systems_begin_substep(&mut self, clock: SubstepClock<T>) {
         for s in &mut self.systems {
             s.begin_substep(clock, &self.bodies);
