@@ -27,9 +27,9 @@ const SECOND_SIGNAL_AFTER: Duration = Duration::from_millis(500);
                   `pendulum`) and writes its recorded channels as CSV, a summary as JSON and \
                   Markdown, into the run's folder. Without a command it runs the built-in \
                   pendulum with its defaults.\n\nExit codes: 0 success (possibly with warnings), \
-                  1 the outputs could not be written, 2 invalid input (nothing written), 3 the \
+                  1 the outputs could not be written, 2 invalid input or an uncreatable output folder (nothing written), 3 the \
                   simulation diverged (the rows before it are written), 4 the run completed but \
-                  its joints came apart (constraint residual above 1e-2; all outputs are written; \
+                  its joints came apart (hard joint rows violated by more than 1e-2 m or rad; all outputs are written; \
                   run, pendulum and sweep), 130 interrupted by Ctrl-C or SIGTERM (the rows so far \
                   are written; a second Ctrl-C exits at once). A sweep exits with the most \
                   serious code of its runs: 130, 3, 2, 1, 4, then 0."
@@ -187,8 +187,9 @@ struct RunCli {
     /// (repeatable; the value is TOML, a bare word is a string).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Output folder (default: out/<scene name>); created if missing, files of the same
-    /// names are replaced.
+    /// Output folder (default: out/<scene name>); created if missing. It holds one run:
+    /// files of the same names are replaced, and the run files (and vtk frames) an
+    /// earlier run wrote there and this one does not are removed; other files stay.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Also write a ParaView time series (DIR/vtk/frames.pvd and one .vtp per row).

@@ -123,6 +123,10 @@ pub struct RunStats {
     pub primal: LogHistogram,
     /// Constraint residuals (52) of every step.
     pub constraint: LogHistogram,
+    /// Largest violation of the joints' hard rows over the steps
+    /// ([`crate::xpbd::World::hard_violation`]: m and rad; rods and compliant rows left
+    /// out); NaN if it was NaN at some step.
+    pub max_hard_violation: f64,
     /// Total energy before the first step, J.
     pub energy_initial: f64,
     /// Total energy after the last step taken, J.
@@ -270,6 +274,10 @@ impl Recorder {
         let (primal, constraint) = sim.residuals();
         self.stats.primal.push(primal);
         self.stats.constraint.push(constraint);
+        let violation = sim.hard_violation();
+        if violation.is_nan() || violation > self.stats.max_hard_violation {
+            self.stats.max_hard_violation = violation;
+        }
         let energy = sim.energy();
         let total = energy.total();
         self.stats.energy_final = total;

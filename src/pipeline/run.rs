@@ -51,7 +51,9 @@ pub struct RunOptions {
     pub rotation: Rotation,
     /// Scalar type.
     pub scalar: Scalar,
-    /// The run's folder (created if missing; files of the same names are replaced).
+    /// The run's folder (created if missing; files of the same names are replaced, and
+    /// the run files and vtk frames an earlier run wrote there that this run does not
+    /// are removed once this run's files are written).
     pub out: PathBuf,
     /// Called after every step with (steps done, steps planned); e.g. a progress bar.
     pub progress: Option<Progress>,
@@ -167,6 +169,11 @@ pub struct RunSummary {
     pub max_primal_residual: Option<f64>,
     /// Largest constraint residual over every step, m and rad.
     pub max_constraint_residual: Option<f64>,
+    /// Largest violation of the joints' hard rows over every step
+    /// ([`crate::xpbd::World::hard_violation`]: √ΣC² over the hard rows of the joints
+    /// and other constraints, violated inequality rows included; rods and compliant
+    /// rows left out), m and rad; `null` if it was NaN.
+    pub max_joint_violation: Option<f64>,
     /// Total energy (kinetic + gravitational potential) before the first step, J.
     pub energy_initial_j: f64,
     /// Total energy after the last step, J.
@@ -178,8 +185,10 @@ pub struct RunSummary {
     pub energy_change_fraction: Option<f64>,
     /// The joints that broke (`break_force` / `break_torque`), in order.
     pub breaks: Vec<crate::sim::Break>,
-    /// Whether the largest constraint residual (52) exceeded [`RESIDUAL_WARNING`] (or
-    /// is NaN): the joints came apart, and `warnings` says so.
+    /// Whether the joints' hard rows were violated by more than [`RESIDUAL_WARNING`] at
+    /// some step (`max_joint_violation`, or NaN): the joints came apart, and `warnings`
+    /// says so. A large constraint residual (52) of compliant rows (a rod, a spring)
+    /// alone is warned about but does not count.
     pub joints_came_apart: bool,
     /// Signs that the run is not physically meaningful; empty if none.
     pub warnings: Vec<String>,
@@ -343,12 +352,17 @@ pub fn run_scene(
             RunStats::default()
         }
     };
+    // Frames written and whether a `.pvd` lists them (not if the writer failed).
+    let mut vtk_written = (0, false);
     if let Some(w) = vtk {
+        vtk_written.0 = w.frames();
         if let Err(e) = w.finish() {
             write_error.get_or_insert(OutputError::Write {
                 path: opts.out.join("vtk"),
                 source: std::io::Error::other(e.to_string()),
             });
+        } else {
+            vtk_written.1 = true;
         }
     }
     let mut summary = summarize(
@@ -415,7 +429,38 @@ pub fn run_scene(
     if let Err(e) = out.commit() {
         return Err(write_failed(e, summary));
     }
+    retire_stale_outputs(&opts.out, &summary.files, vtk_written);
     Ok(summary)
+}
+
+/// After a run's files are committed, deletes what an earlier run into the same folder
+/// wrote and this run did not, so that the folder holds one run: the program's own run
+/// files (the channel CSVs, plots, `scene.toml`, summaries) not in `written`, and in
+/// `vtk/` the frames beyond the `vtk.0` written now and a `frames.pvd` this run did not
+/// write (`vtk.1`). Files of other names are never touched.
+fn retire_stale_outputs(dir: &Path, written: &[String], vtk: (usize, bool)) {
+    use crate::scene::Channel;
+    let channels = [
+        Channel::Residuals,
+        Channel::Energy,
+        Channel::Poses,
+        Channel::Velocities,
+        Channel::Lambda,
+    ];
+    let own = channels.iter().map(|c| c.file_name()).chain([
+        "scene.toml",
+        "summary.json",
+        "summary.md",
+        "residuals.png",
+        "energy.png",
+    ]);
+    for name in own {
+        let path = dir.join(name);
+        if !written.iter().any(|w| w == name) && path.is_file() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    super::vtk::remove_frames_from(&dir.join(super::vtk::VTK_DIR), vtk.0, vtk.1);
 }
 
 /// The error of a run whose outputs could not all be written: its summary says so
@@ -512,10 +557,9 @@ fn summarize(
         energy_available_j: available,
         energy_change_fraction: (available > 0.0 && change.is_finite()).then(|| change / available),
         breaks: Vec::new(),
-        joints_came_apart: stats
-            .constraint
-            .max()
-            .is_some_and(|m| m.is_nan() || m > RESIDUAL_WARNING),
+        max_joint_violation: Some(stats.max_hard_violation).filter(|v| v.is_finite()),
+        joints_came_apart: stats.max_hard_violation.is_nan()
+            || stats.max_hard_violation > RESIDUAL_WARNING,
         warnings: Vec::new(),
         files: Vec::new(),
     };
@@ -570,10 +614,30 @@ fn changed(scene: &Scene, opts: &RunOptions) -> String {
 
 fn warnings(scene: &Scene, opts: &RunOptions, s: &RunSummary, stats: &RunStats) -> Vec<String> {
     let mut w = Vec::new();
-    if let Some(m) = s.max_constraint_residual.filter(|_| s.joints_came_apart) {
+    if s.joints_came_apart {
+        let v = s
+            .max_joint_violation
+            .map_or("NaN".to_string(), |v| format!("{v:.3e}"));
         w.push(format!(
-            "the largest constraint residual (52) is {m:.3e} (m or rad), above {RESIDUAL_WARNING:e}: the joints came apart, so the run is not physically meaningful; with {}, try a smaller solver.dt or more solver.substeps",
+            "the joints' hard rows were violated by up to {v} (m or rad, norm over those rows), above {RESIDUAL_WARNING:e}: the joints came apart, so the run is not physically meaningful; with {}, try a smaller solver.dt or more solver.substeps",
             changed(scene, opts)
+        ));
+    } else if let Some(m) = s
+        .max_constraint_residual
+        .filter(|m| m.is_nan() || *m > RESIDUAL_WARNING)
+    {
+        w.push(format!(
+            "the largest constraint residual (52) is {m:.3e}, above {RESIDUAL_WARNING:e}, while the joints' hard rows hold (violated by at most {:.3e} m or rad): compliant rows (rods, springs, drives) end some steps far from their balance C + α̃λ = 0; more solver.iterations bring them closer",
+            s.max_joint_violation.unwrap_or(f64::NAN)
+        ));
+    }
+    let not_finite = |m: Option<f64>| m.is_some_and(|m| !m.is_finite());
+    if not_finite(s.max_primal_residual) || not_finite(s.max_constraint_residual) {
+        w.push(format!(
+            "the residuals are not finite at some step (largest primal residual (51) {}, constraint residual (52) {}): a quantity overflowed the scalar's range ({}); the residual statistics are not meaningful",
+            s.max_primal_residual.unwrap_or(f64::NAN),
+            s.max_constraint_residual.unwrap_or(f64::NAN),
+            if opts.scalar == Scalar::F32 { "f32 overflows above 3.4e38: use --scalar f64" } else { "check masses, densities and forces for extreme values" }
         ));
     }
     let gain = stats.energy_max - stats.energy_initial;

@@ -443,6 +443,37 @@ fn number(s: Scalar, x: f64) -> String {
 const TEMP_PREFIX: &str = ".tmp-";
 const TEMP_RANDOM_CHARS: usize = 6;
 
+/// Deletes from `dir` (a run's `vtk/` folder) the frames `frame_NNNNNN.vtp` numbered
+/// `first` and above, and `frames.pvd` unless `keep_pvd`: what an earlier run into the
+/// same folder left beyond the frames of the run that just finished (a run of 0 frames
+/// removes them all). Other files are left alone; a missing folder is no error.
+/// Returns the paths deleted.
+pub fn remove_frames_from(dir: &Path, first: usize, keep_pvd: bool) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else {
+                return false;
+            };
+            if name == PVD_FILE {
+                return !keep_pvd;
+            }
+            name.strip_prefix("frame_")
+                .and_then(|n| n.strip_suffix(".vtp"))
+                .filter(|n| n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<usize>().ok())
+                .is_some_and(|k| k >= first)
+        })
+        .map(|e| e.path())
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .collect()
+}
+
 /// Deletes the temporary files `.tmp-XXXXXX` that a process killed while writing a
 /// frame left in `dir` (a run's `vtk` folder); call it only while nothing writes
 /// frames there. Returns the files deleted (none if `dir` does not exist).
