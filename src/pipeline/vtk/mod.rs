@@ -449,26 +449,28 @@ const TEMP_RANDOM_CHARS: usize = 6;
 /// removes them all). Other files are left alone; a missing folder is no error.
 /// Returns the paths deleted.
 pub fn remove_frames_from(dir: &Path, first: usize, keep_pvd: bool) -> Vec<std::path::PathBuf> {
+    remove_files_where(dir, |name| {
+        if name == PVD_FILE {
+            return !keep_pvd;
+        }
+        name.strip_prefix("frame_")
+            .and_then(|n| n.strip_suffix(".vtp"))
+            .filter(|n| n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse::<usize>().ok())
+            .is_some_and(|k| k >= first)
+    })
+}
+
+/// Deletes the plain files of `dir` whose (UTF-8) names `select` accepts; returns the
+/// paths deleted (none if `dir` does not exist).
+fn remove_files_where(dir: &Path, select: impl Fn(&str) -> bool) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     entries
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter(|e| {
-            let name = e.file_name();
-            let Some(name) = name.to_str() else {
-                return false;
-            };
-            if name == PVD_FILE {
-                return !keep_pvd;
-            }
-            name.strip_prefix("frame_")
-                .and_then(|n| n.strip_suffix(".vtp"))
-                .filter(|n| n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit()))
-                .and_then(|n| n.parse::<usize>().ok())
-                .is_some_and(|k| k >= first)
-        })
+        .filter(|e| e.file_name().to_str().is_some_and(&select))
         .map(|e| e.path())
         .filter(|p| std::fs::remove_file(p).is_ok())
         .collect()
@@ -478,23 +480,11 @@ pub fn remove_frames_from(dir: &Path, first: usize, keep_pvd: bool) -> Vec<std::
 /// frame left in `dir` (a run's `vtk` folder); call it only while nothing writes
 /// frames there. Returns the files deleted (none if `dir` does not exist).
 pub fn remove_stale_temporaries(dir: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix(TEMP_PREFIX))
-                .is_some_and(|r| {
-                    r.len() == TEMP_RANDOM_CHARS && r.bytes().all(|b| b.is_ascii_alphanumeric())
-                })
+    remove_files_where(dir, |name| {
+        name.strip_prefix(TEMP_PREFIX).is_some_and(|r| {
+            r.len() == TEMP_RANDOM_CHARS && r.bytes().all(|b| b.is_ascii_alphanumeric())
         })
-        .map(|e| e.path())
-        .filter(|p| std::fs::remove_file(p).is_ok())
-        .collect()
+    })
 }
 
 /// Writes `bytes` to `path` whole or not at all: a temporary file in the same directory,

@@ -1,7 +1,7 @@
 //! The [`World`]: bodies, constraints, and the XPBD time step (Algorithm 1).
 
 use super::body::{Body, BodyId};
-use super::constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_ROWS};
+use super::constraint::{Constraint, ConstraintEval, MAX_BODIES, MAX_ROWS};
 use super::error::XpbdError;
 use crate::lie::{LieGroup, Real};
 use nalgebra::{SMatrix, SVector, Vector3};
@@ -329,17 +329,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// breakable constraints ([`World::set_break_limits`]). Unlike [`World::step`], it
     /// does not check orientations set by the user.
     pub fn substep(&mut self) {
-        let h = self.options.substep_dt();
-        let g = self.options.gravity;
-        let clock = SubstepClock {
-            start_time: self.substep_time,
-            end_time: self.substep_time + h,
-            h,
-        };
-        for s in &mut self.slots {
-            s.constraint.begin_substep(clock, &self.bodies);
-        }
-        self.systems_begin_substep(clock);
+        let clock = self.begin_next_substep();
+        let (h, g) = (clock.h, self.options.gravity);
         for b in &mut self.bodies {
             b.predict(h, &g);
         }

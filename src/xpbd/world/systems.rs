@@ -333,12 +333,14 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 
     /// Start of a substep for every system: [`System::begin_substep`] with the
     /// start-of-substep bodies, then λ = 0.
-    /// What a substep does first, without moving any body: [`Constraint::begin_substep`]
-    /// of every constraint and [`System::begin_substep`] of every system, with the clock
-    /// of the next substep. The gradient study ([`crate::pipeline::jacobians`]) calls it
-    /// so that constraints with per-substep state (a velocity motor's q_start) are
-    /// checked as the solver evaluates them.
-    pub(crate) fn begin_next_substep(&mut self) {
+    /// What a substep does first ([`World::substep`]), without moving any body:
+    /// [`Constraint::begin_substep`] of every constraint and [`System::begin_substep`] of
+    /// every system, with the clock of the next substep, which it returns. The gradient
+    /// study ([`crate::pipeline::jacobians`]) calls it too, so that constraints with
+    /// per-substep state (a velocity motor's q_start) are checked as the solver
+    /// evaluates them.
+    #[inline]
+    pub(crate) fn begin_next_substep(&mut self) -> SubstepClock<T> {
         let h = self.options.substep_dt();
         let clock = SubstepClock {
             start_time: self.substep_time,
@@ -349,6 +351,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             s.constraint.begin_substep(clock, &self.bodies);
         }
         self.systems_begin_substep(clock);
+        clock
     }
 
     pub(super) fn systems_begin_substep(&mut self, clock: SubstepClock<T>) {
