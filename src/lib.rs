@@ -63,6 +63,10 @@
 /// The nalgebra this crate is built on, re-exported so that users name the same
 /// `Vector3`, `Matrix3` and `UnitQuaternion` types without a second nalgebra version.
 pub use nalgebra;
+/// The `rand` whose generators this crate's samplers take ([`lie::LieGroup::random`]):
+/// make the generator with it so that the versions match, e.g.
+/// `lie_xpbd::rand::rngs::StdRng::seed_from_u64(7)`.
+pub use rand;
 
 pub mod guide;
 pub mod joint;

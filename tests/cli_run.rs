@@ -25,7 +25,13 @@ fn run_scene_file_and_pendulum_shortcut_write_identical_files() {
         let x = fs::read(dir.path().join("a").join(f)).unwrap();
         let y = fs::read(dir.path().join("b").join(f)).unwrap();
         assert!(x == y, "{f} differs");
-        assert_eq!(String::from_utf8_lossy(&x).lines().count(), 1001, "{f}");
+        // Header, the t = 0 row in the state files, then a row per step.
+        let rows = if f == "states.csv" || f == "energy.csv" {
+            1002
+        } else {
+            1001
+        };
+        assert_eq!(String::from_utf8_lossy(&x).lines().count(), rows, "{f}");
     }
     // The same run twice gives byte-identical files.
     let c = run(&["pendulum", "--seconds", "1", "--out", "c"], dir.path());
@@ -730,7 +736,7 @@ fn joints_coming_apart_exits_4_with_all_outputs() {
             .unwrap()
             .lines()
             .count(),
-        11
+        12
     );
     // The same scene at the shipped Δt keeps its joints: exit 0, flag false.
     let good = run(&["pendulum", "--seconds", "0.5", "--out", "g"], dir.path());
@@ -902,9 +908,10 @@ fn second_run_into_a_folder_removes_the_first_runs_leftovers() {
         !d.join("velocities.csv").exists(),
         "stale velocities.csv kept"
     );
-    assert!(d.join("vtk/frame_000009.vtp").is_file());
+    // Frames 0 (t = 0) to 10.
+    assert!(d.join("vtk/frame_000010.vtp").is_file());
     assert!(
-        !d.join("vtk/frame_000010.vtp").exists(),
+        !d.join("vtk/frame_000011.vtp").exists(),
         "stale frames kept"
     );
     assert!(d.join("vtk/frames.pvd").is_file());
@@ -919,4 +926,100 @@ fn second_run_into_a_folder_removes_the_first_runs_leftovers() {
     );
     assert!(third.status.success());
     assert!(!d.join("vtk/frame_000000.vtp").exists() && !d.join("vtk/frames.pvd").exists());
+}
+
+/// Review finding: the CSV files had no t = 0 row, and the final state was dropped when
+/// `run.every` does not divide the step count. The state files now start at t = 0 and
+/// every file ends with the last step (10 steps, a row every 4: after 4, 8 and 10).
+#[test]
+fn csv_files_start_at_t0_and_end_with_the_last_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "run",
+            "pendulum",
+            "--seconds",
+            "0.01",
+            "--vtk",
+            "--set",
+            "run.every=4",
+            "--set",
+            "run.record=[\"residuals\",\"energy\",\"poses\",\"velocities\",\"lambda\"]",
+            "--out",
+            "e",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let times = |f: &str| -> Vec<String> {
+        fs::read_to_string(dir.path().join("e").join(f))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    };
+    for f in ["states.csv", "energy.csv", "velocities.csv"] {
+        assert_eq!(times(f), ["0", "0.004", "0.008", "0.01"], "{f}");
+    }
+    for f in ["residuals.csv", "lambda.csv"] {
+        assert_eq!(times(f), ["0.004", "0.008", "0.01"], "{f}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("e/summary.json")).unwrap()).unwrap();
+    assert_eq!(json["rows"], 3, "{json}");
+    // The t = 0 row is the scene's initial pose (link0 at scenes/pendulum.toml's
+    // position, read back exactly).
+    let states = fs::read_to_string(dir.path().join("e/states.csv")).unwrap();
+    let first: Vec<f64> = states
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(first[1..4], [0.492403876506104, -0.08682408883346521, 0.0]);
+    // ParaView frames: t = 0, after 4 and 8 steps, and the last.
+    for k in 0..4 {
+        assert!(
+            dir.path().join(format!("e/vtk/frame_{k:06}.vtp")).is_file(),
+            "frame {k}"
+        );
+    }
+    assert!(!dir.path().join("e/vtk/frame_000004.vtp").exists());
+}
+
+/// Review finding: check-jacobians had no `--set`, so a scene variant had to be copied
+/// to a file to be checked. It takes the same overrides as `run`; a bad one exits 2.
+#[test]
+fn check_jacobians_takes_set_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = run(
+        &[
+            "check-jacobians",
+            "pendulum",
+            "--states",
+            "3",
+            "--set",
+            "joints.hinge1.type=\"spherical\"",
+        ],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(stdout.contains("spherical"), "{stdout}");
+    let bad = run(
+        &["check-jacobians", "pendulum", "--set", "solver.dt=-1"],
+        dir.path(),
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("solver.dt"));
 }

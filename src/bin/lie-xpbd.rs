@@ -169,6 +169,9 @@ enum Command {
         /// Seed of the random states.
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: u64,
+        /// Override a scene field, as for `run` (repeatable; the value is TOML).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
 }
 
@@ -371,6 +374,7 @@ fn main() -> ExitCode {
             scene,
             states,
             seed,
-        }) => check_command(&scene, states, seed, &interrupt),
+            set,
+        }) => check_command(&scene, &set, states, seed, &interrupt),
     }
 }

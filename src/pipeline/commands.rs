@@ -463,18 +463,24 @@ pub fn merge_command(dirs: &[PathBuf], out: &std::path::Path) -> ExitCode {
     }
 }
 
-/// `lie-xpbd check-jacobians`: [`crate::pipeline::jacobians::check_scene_until`];
+/// `lie-xpbd check-jacobians`: [`crate::pipeline::jacobians::check_scene_until`] on
+/// the scene with the `set` overrides (`KEY=VALUE`, as `--set` of `run`) applied;
 /// prints the table, exit 1 if any constraint or rod row block fails its tolerance. `interrupt` (Ctrl-C)
 /// stops it within a few states: the table of what was checked so far is printed and
 /// the exit code is 130.
 pub fn check_command(
     scene_name: &str,
+    set: &[String],
     states: usize,
     seed: u64,
     interrupt: &AtomicBool,
 ) -> ExitCode {
     use crate::pipeline::jacobians::{check_scene_until, JacobianOptions};
-    let scene = match load_scene(scene_name, &RunArgs::default()) {
+    let args = RunArgs {
+        set: set.to_vec(),
+        ..RunArgs::default()
+    };
+    let scene = match load_scene(scene_name, &args) {
         Ok(s) => s,
         Err(e) => {
             errln!("error: {e}");

@@ -6,7 +6,11 @@
 //! Each [`Channel`] of the scene's `run.record` goes to its own CSV file in the run's
 //! folder (see [`Channel::file_name`]); every file starts with the column `t`
 //! (simulated time, s, at the end of the step: [`step_time`], exact on Δt as typed).
-//! A row is written after every `run.every`-th step; the initial state is not a row.
+//! The state files (`energy`, `poses`, `velocities`) start with the initial state at
+//! `t = 0`; then every file gets a row after every `run.every`-th step, and after the
+//! last step taken if `run.every` does not divide it ([`Recorder::write_final_row`]), so
+//! the files end with the final state. Residuals and λ belong to a step's solve: their
+//! files have no `t = 0` row.
 //!
 //! | channel | file | columns after `t` |
 //! |---|---|---|
@@ -140,7 +144,8 @@ pub struct RunStats {
     pub lowest_potential: f64,
     /// Kinetic energy before the first step, J.
     pub kinetic_initial: f64,
-    /// Rows written to each CSV file.
+    /// Rows written after steps to each CSV file (the state files have one more: the
+    /// initial state at t = 0).
     pub rows: u64,
     /// Both residuals against time (s), every step, decimated for plotting.
     pub plot_residuals: Vec<super::plot::Series>,
@@ -154,6 +159,8 @@ pub struct Recorder {
     every: u64,
     dt: f64,
     scalar: Scalar,
+    // Step count of the last row written (0: none after the initial state).
+    last_row_step: u64,
     files: Vec<(Channel, StagedWriter)>,
     stats: RunStats,
     // Per body: gravity-direction height m g·p at start and its smallest value so far.
@@ -244,10 +251,11 @@ impl Recorder {
                 (h, h)
             })
             .collect();
-        Ok(Self {
+        let mut rec = Self {
             every,
             dt,
             scalar: sim.scalar(),
+            last_row_step: 0,
             files,
             stats: RunStats {
                 energy_initial: e0,
@@ -262,7 +270,9 @@ impl Recorder {
             scratch: Vec::new(),
             line: String::new(),
             curves: std::array::from_fn(|_| super::plot::Decimator::new(PLOT_POINTS)),
-        })
+        };
+        rec.write_rows(sim, None, &energy0)?;
+        Ok(rec)
     }
 
     /// Records the state after a step: statistics always, a row in every file if the
@@ -298,29 +308,66 @@ impl Recorder {
         if !step.is_multiple_of(self.every) {
             return Ok(());
         }
-        self.stats.rows += 1;
+        self.write_rows(sim, Some((primal, constraint)), &energy)
+    }
+
+    /// Writes the row of the last step taken if `run.every` skipped it, so that the
+    /// files end with the final state of a run that completed or was interrupted
+    /// (between steps). Call once, after the last [`Recorder::observe`]; nothing is
+    /// written if that step already has its row or no step was taken.
+    ///
+    /// # Errors
+    /// [`OutputError::Write`] if a row cannot be written.
+    pub fn write_final_row(&mut self, sim: &dyn Simulation) -> Result<(), OutputError> {
+        let step = sim.steps();
+        if step == 0 || step == self.last_row_step {
+            return Ok(());
+        }
+        let residuals = sim.residuals();
+        self.write_rows(sim, Some(residuals), &sim.energy())
+    }
+
+    /// One row in every file for the state after `sim.steps()` steps. `residuals` is
+    /// `None` for the initial state, which only the state files (`energy`, `poses`,
+    /// `velocities`) get: residuals and λ belong to a step's solve.
+    fn write_rows(
+        &mut self,
+        sim: &dyn Simulation,
+        residuals: Option<(f64, f64)>,
+        energy: &crate::sim::Energy,
+    ) -> Result<(), OutputError> {
+        let step = sim.steps();
+        if residuals.is_some() {
+            self.stats.rows += 1;
+            self.last_row_step = step;
+        }
         let t = step_time(0.0, step, self.dt);
         for (channel, file) in &mut self.files {
             self.scratch.clear();
-            match channel {
-                Channel::Residuals => self.scratch.extend([primal, constraint]),
-                Channel::Energy => {
-                    self.scratch
-                        .extend([energy.kinetic, energy.potential, energy.elastic, total])
+            match (channel, residuals) {
+                (Channel::Residuals, Some((primal, constraint))) => {
+                    self.scratch.extend([primal, constraint])
                 }
-                Channel::Poses => {
+                (Channel::Residuals | Channel::Lambda, None) => continue,
+                (Channel::Energy, _) => self.scratch.extend([
+                    energy.kinetic,
+                    energy.potential,
+                    energy.elastic,
+                    energy.total(),
+                ]),
+                (Channel::Poses, _) => {
                     for i in 0..sim.body_names().len() {
                         self.scratch.extend(sim.position(i).iter());
                         self.scratch.extend(sim.log(i).iter());
                     }
                 }
-                Channel::Velocities => {
+                (Channel::Velocities, _) => {
                     for i in 0..sim.body_names().len() {
                         self.scratch.extend(sim.velocity(i).iter());
                         self.scratch.extend(sim.angular_velocity(i).iter());
                     }
                 }
-                Channel::Lambda => {
+                (Channel::Lambda, _) => {
                     for j in 0..sim.joints().len() {
                         sim.lambda(j, &mut self.scratch);
                     }

@@ -151,7 +151,8 @@ pub struct RunSummary {
     pub substeps: u64,
     /// Simulated time reached, s.
     pub simulated_time_s: f64,
-    /// Rows in each CSV file.
+    /// Rows after steps in each CSV file (the state files `energy.csv`, `states.csv`
+    /// and `velocities.csv` also start with the initial state at t = 0).
     pub rows: u64,
     /// Wall time of the simulation loop (stepping, residuals, rows written to the
     /// buffered files), s.
@@ -295,6 +296,14 @@ pub fn run_scene(
     } else {
         None
     };
+    if let Some(w) = vtk.as_mut() {
+        w.write_frame(0.0, sim.as_ref()).map_err(|e| {
+            RunError::OutputDir(OutputError::Write {
+                path: opts.out.join("vtk"),
+                source: std::io::Error::other(e.to_string()),
+            })
+        })?;
+    }
     // Only the hard rows: compliant rows (springs, rods) may start deformed.
     let initial_violation = sim.hard_violation();
     let start = Instant::now();
@@ -322,9 +331,10 @@ pub fn run_scene(
             write_error = Some(e);
             break;
         }
+        let last = k + 1 == steps_planned || interrupt.load(Ordering::Relaxed);
         if let Some(w) = vtk
             .as_mut()
-            .filter(|_| (k + 1).is_multiple_of(file.run.every))
+            .filter(|_| last || (k + 1).is_multiple_of(file.run.every))
         {
             let t = super::files::step_time(0.0, k + 1, file.solver.dt);
             if let Err(e) = w.write_frame(t, sim.as_ref()) {
@@ -345,6 +355,14 @@ pub fn run_scene(
     }
     let wall = start.elapsed();
     let steps = sim.steps();
+    // The final state, if `run.every` skipped it (a diverged step's state is not one).
+    if matches!(status, RunStatus::Completed | RunStatus::Interrupted) {
+        if let Err(e) = rec.write_final_row(sim.as_ref()) {
+            status = RunStatus::Failed;
+            error = Some(format!("writing the outputs failed at the last step: {e}"));
+            write_error = Some(e);
+        }
+    }
     let stats = match rec.finish(&mut out) {
         Ok(s) => s,
         Err(e) => {

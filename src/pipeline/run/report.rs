@@ -70,7 +70,7 @@ pub fn markdown(s: &RunSummary) -> String {
     );
     m += &format!("| time per substep | {:.3} µs |\n", s.time_per_substep_us);
     m += &format!("| wall time | {:.3} s |\n", s.wall_time_s);
-    m += &format!("| rows per file | {} |\n\n", s.rows);
+    m += &format!("| rows per file after t = 0 | {} |\n\n", s.rows);
     if !s.breaks.is_empty() {
         m += "## Breaks\n\n| t (s) | joint | force (N) | torque (N·m) |\n|---|---|---|---|\n";
         for b in &s.breaks {

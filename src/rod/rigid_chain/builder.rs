@@ -151,20 +151,20 @@ fn unit<T: Real>(x: &Vector3<T>, what: &'static str) -> Result<Vector3<T>, RodEr
     Ok(x / n)
 }
 
-/// A rotation with d₃ = `t` (unit): d₁ is the world axis least aligned with t, made
-/// orthogonal to it; d₂ = d₃ × d₁.
+/// A rotation with d₃ = `t` (unit): the smallest rotation taking world z to t (a half
+/// turn about x for t = −z), the frame of a straight FEM rod too
+/// ([`crate::rod::StraightRod`], the scenes' `straight` centre line), so every builder
+/// gives a straight rod along t the same director frames.
 fn frame_along<T: Real, G: LieGroup<T>>(t: &Vector3<T>) -> Result<G, RodError> {
-    let axes = [Vector3::x(), Vector3::y(), Vector3::z()];
-    let mut best = axes[0];
-    for a in axes {
-        if a.dot(t).abs() < best.dot(t).abs() {
-            best = a;
-        }
+    let r = crate::rod::fem_rod::rotation_from_z::<T, G>(t);
+    if r.to_matrix().iter().all(|x| x.is_finite()) {
+        Ok(r)
+    } else {
+        Err(RodError::InvalidDirection {
+            what: "tangent",
+            reason: "must be finite and non-zero",
+        })
     }
-    let d1 = (best - t * t.dot(&best)).normalize();
-    let d2 = t.cross(&d1);
-    let m = Matrix3::from_columns(&[d1, d2, *t]);
-    G::from_matrix(&m).map_err(|e| RodError::World(XpbdError::Lie(e)))
 }
 
 /// The rotation vector (world frame) of the smallest rotation taking unit `a` to unit
@@ -187,8 +187,8 @@ impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
     /// A straight rod of length `length` (m) from `origin` (m, world frame; the base end,
     /// s = 0) along `direction` (world frame, any non-zero length), discretised into
     /// `bodies` = N ≥ 2 rigid bodies (N − 1 joints, l = L/(N − 1)). Every director frame
-    /// has d₃ = the direction and d₁ the world axis least aligned with it, made
-    /// orthogonal ([`Self::with_normal`] turns it). Rest shape straight, end inertia
+    /// is the smallest rotation taking world z to the direction, as for a straight FEM
+    /// rod ([`Self::with_normal`] turns it). Rest shape straight, end inertia
     /// [`EndInertia::ParallelAxis`], both ends free, no damping.
     ///
     /// # Errors
@@ -225,8 +225,9 @@ impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
     /// d₃ is the tangent there: the first and last segment's direction at the ends, the
     /// bisector of the two adjacent segments' directions inside. The frames are carried
     /// along by parallel transport (the smallest rotation from one tangent to the next),
-    /// so the polyline itself adds no twist; the first frame's d₁ is the world axis least
-    /// aligned with its tangent, made orthogonal ([`Self::with_normal`] turns all).
+    /// so the polyline itself adds no twist; the first frame is the smallest rotation
+    /// taking world z to its tangent, so a straight polyline has the frames of a
+    /// straight rod ([`Self::with_normal`] turns all).
     /// The mass of body j is ρA times half the length of its adjacent segments. Rest
     /// shape straight (the polyline is then a deformed initial state; use
     /// [`RestShape::Initial`] to make it the rest shape).
