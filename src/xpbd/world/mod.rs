@@ -315,12 +315,19 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// iteration of the step (that projection changed nothing; the step was
     /// completed).
     pub fn step(&mut self) -> Result<(), XpbdError> {
+        let mut changed = false;
         for (body, b) in self.bodies.iter().enumerate() {
-            b.check_changed_orientation()
+            changed |= b
+                .check_changed_orientation()
                 .map_err(|source| XpbdError::BodyNotARotation { body, source })?;
         }
+        // The public fields cannot change between the substeps of a step: the
+        // compensation is resynced once here (orientations only if one changed).
+        for b in &mut self.bodies {
+            b.resync_compensation(changed);
+        }
         for _ in 0..self.options.substeps {
-            self.substep();
+            self.substep_inner(false);
         }
         self.steps += 1;
         self.time = crate::lie::real::c::<T>(self.steps as f64) * self.options.dt;
@@ -347,10 +354,16 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// breakable constraints ([`World::set_break_limits`]). Unlike [`World::step`], it
     /// does not check orientations set by the user.
     pub fn substep(&mut self) {
+        self.substep_inner(true);
+    }
+
+    /// [`Self::substep`]; `resync` false when [`World::step`] has resynced the bodies'
+    /// compensated state with their public fields.
+    fn substep_inner(&mut self, resync: bool) {
         let clock = self.begin_next_substep();
         let (h, g) = (clock.h, self.options.gravity);
         for b in &mut self.bodies {
-            b.predict(h, &g);
+            b.predict(h, &g, resync);
         }
         for s in &mut self.slots {
             s.lambda = SVector::zeros();
