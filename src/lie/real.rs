@@ -61,6 +61,11 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     /// cut-off tan(π/8) the Logs take θ from it instead of `atan2`, and need no square
     /// root.
     const SERIES_ATAN: SeriesCut;
+    /// Cut-off (in x, as [`Self::SERIES_ATAN`]) and length of the Taylor series
+    /// 1 − x²/3 + x⁴/5 − … of atan(x)/x that replaces [`Self::ATAN_POLY`] below it: the
+    /// small rotations of the bodies' substep increments and corrections need only its
+    /// first terms.
+    const SERIES_ATAN_SHORT: SeriesCut;
     /// Coefficients (of x⁰, x², x⁴, …) of a near-minimax polynomial for atan(x)/x on
     /// |x| ≤ tan(π/8), accurate to a small fraction of ε (the fit and its measured error
     /// are documented at its definition in `lie::so3`). Used by the Logs' small-angle
@@ -131,6 +136,9 @@ impl Real for f64 {
         crate::lie::so3::TAN_PI_8,
         crate::lie::so3::ATAN_POLY_F64.len(),
     );
+    /// x ≤ 2⁻⁷, 4 terms: the series alternates with decreasing terms, so the first
+    /// omitted one bounds the error, x⁸/9 ≤ 2⁻⁵⁶/9 = 0.007ε relative.
+    const SERIES_ATAN_SHORT: SeriesCut = SeriesCut::new(1.0 / 128.0, 4);
     const ATAN_POLY: &'static [f64] = &crate::lie::so3::ATAN_POLY_F64;
     /// No: ε·|p|/h is 2e-10 m/s at |p| = 1 m and h = 1 µs.
     const WIDE_CONSTRAINT_VALUES: bool = false;
@@ -187,6 +195,8 @@ impl Real for f32 {
         crate::lie::so3::TAN_PI_8,
         crate::lie::so3::ATAN_POLY_F32.len(),
     );
+    /// x ≤ 2⁻⁷, 2 terms: first omitted term x⁴/5 ≤ 2⁻²⁸/5 = 0.006ε relative.
+    const SERIES_ATAN_SHORT: SeriesCut = SeriesCut::new(1.0 / 128.0, 2);
     const ATAN_POLY: &'static [f64] = &crate::lie::so3::ATAN_POLY_F32;
     /// Yes: ε·|p|/h is 0.06 m/s at |p| = 1 m and h = 1 µs; in the triple pendulum with
     /// 1000 substeps per 1 ms step that noise raised the energy by up to 0.43 J

@@ -91,10 +91,14 @@ pub(crate) fn atan_series_applies<T: Real>(num: T, den: T) -> bool {
     num <= c::<T>(TAN_PI_8 * TAN_PI_8) * (den * den)
 }
 
-/// atan(x)/x from x² ≤ tan²(π/8) (unchecked), by the polynomial [`Real::ATAN_POLY`]: no
-/// square root, no division. Relative error ~1ε.
+/// atan(x)/x from x² ≤ tan²(π/8) (unchecked), by the polynomial [`Real::ATAN_POLY`], or
+/// below [`Real::SERIES_ATAN_SHORT`] by the first terms of its Taylor series
+/// ([`ATAN_TAYLOR`]): no square root, no division. Relative error ~1ε.
 #[inline(always)]
 pub(crate) fn atan_over_x<T: Real>(x_sq: T) -> T {
+    if let Some(a) = series_sq(x_sq, T::SERIES_ATAN_SHORT, &ATAN_TAYLOR) {
+        return a;
+    }
     let mut acc = T::zero();
     for &k in T::ATAN_POLY.iter().rev() {
         acc = acc * x_sq + c::<T>(k);
@@ -231,6 +235,8 @@ pub(crate) const ATAN_POLY_F32: [f64; 6] = [
     0.10743731490791084,
     -0.06451928208121749,
 ];
+/// The Taylor series of atan(x)/x in x²: (−1)ᵏ/(2k + 1), the f64 nearest each.
+pub(crate) const ATAN_TAYLOR: [f64; 4] = [1.0, -1.0 / 3.0, 1.0 / 5.0, -1.0 / 7.0];
 /// tan(π/8), the end of the interval of [`ATAN_POLY_F64`] and [`ATAN_POLY_F32`].
 pub(crate) const TAN_PI_8: f64 = 0.41421356237309503;
 const ALPHA_PRIME_SERIES: [f64; 14] = [
