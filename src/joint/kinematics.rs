@@ -277,8 +277,16 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
         if let Some([(p1, _), (p2, _)]) = self.wide() {
             return (p1 - p2).map(<T as Real>::cast);
         }
-        let r1 = self.body[0].rotation.act(&self.frame[0].translation);
-        let r2 = self.body[1].rotation.act(&self.frame[1].translation);
+        // R r for a body; a world side (from `from_bodies`) has the identity pose, and
+        // I·r = r exactly.
+        let arm = |k: usize| {
+            if matches!(self.bodies, Some(b) if b[k].is_none()) {
+                self.frame[k].translation
+            } else {
+                self.body[k].rotation.act(&self.frame[k].translation)
+            }
+        };
+        let (r1, r2) = (arm(0), arm(1));
         (self.body[0].position - self.body[1].position)
             + (self.position_lo[0] - self.position_lo[1])
             + (r1 - r2)
@@ -294,10 +302,21 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
     /// [`Self::position_error_gradient`] in structured form.
     #[inline(always)]
     pub(crate) fn position_error_rows(&self) -> Rows3<T> {
+        self.position_error_rows_for([true; 2])
+    }
+
+    /// [`Self::position_error_rows`] with the rotation columns of side k computed only
+    /// where `sides[k]` (zero elsewhere): for writers that skip a world side's block.
+    #[inline(always)]
+    pub(crate) fn position_error_rows_for(&self, sides: [bool; 2]) -> Rows3<T> {
         let d = |k: usize| {
-            self.body[k]
-                .rotation
-                .jacobian_act(&self.frame[k].translation)
+            if sides[k] {
+                self.body[k]
+                    .rotation
+                    .jacobian_act(&self.frame[k].translation)
+            } else {
+                Matrix3::zeros()
+            }
         };
         Rows3 {
             value: self.position_error(),

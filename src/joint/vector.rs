@@ -103,7 +103,8 @@ impl<T: Real> JointRows<'_, T> {
     /// ([`JointKinematics::position_error_gradient`]).
     #[inline(always)]
     pub fn position_error<G: LieGroup<T>>(&mut self, k: &JointKinematics<T, G>, src: Range<usize>) {
-        let q = k.position_error_rows();
+        // Nothing is written for a world side: its block is not computed.
+        let q = k.position_error_rows_for(self.active);
         self.push_rows(q, src);
     }
 

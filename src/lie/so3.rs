@@ -299,14 +299,16 @@ pub fn beta<T: Real>(theta: T) -> T {
 
 /// γ(θ) = 1/θ² − (1 + cos θ)/(2θ sin θ), the coefficient of θ̂² in Γ⁻¹ (27).
 ///
-/// Series below [`Real::SERIES_GAMMA_INV`] (with the shorter [`Real::SERIES_GAMMA_INV_SHORT`]
-/// at small angles); above, evaluated as 1/θ² − cot(θ/2)/(2θ),
+/// Series below [`Real::SERIES_GAMMA_INV`] (with fewer terms below
+/// [`Real::SERIES_GAMMA_INV_SHORT`] and [`Real::SERIES_GAMMA_INV_MID`]); above, evaluated
+/// as 1/θ² − cot(θ/2)/(2θ),
 /// which is finite at θ = π (γ(π) = 1/π²). Singular at |θ| = 2π, where Γ is not
 /// invertible; Log never returns |θ| > π.
 #[inline]
 pub fn gamma_inv_coeff<T: Real>(theta: T) -> T {
     let t2 = theta * theta;
     series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
+        .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_MID, &GAMMA_INV_SERIES))
         .or_else(|| series(theta, T::SERIES_GAMMA_INV, &GAMMA_INV_SERIES))
         .unwrap_or_else(|| gamma_inv_closed(theta))
 }
@@ -322,6 +324,7 @@ fn gamma_inv_closed<T: Real>(theta: T) -> T {
 #[inline]
 pub(crate) fn gamma_inv_coeff_sq<T: Real>(t2: T) -> T {
     series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
+        .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_MID, &GAMMA_INV_SERIES))
         .unwrap_or_else(|| gamma_inv_coeff(t2.sqrt()))
 }
 
