@@ -150,7 +150,7 @@ fn world<T: Real, G: LieGroup<T>>(dense: bool, pass: bool) -> World<T, G> {
         let body = Body::dynamic(
             c(2.0 + i as f64),
             v(0.4, 0.1 + 0.05 * i as f64, 0.45),
-            v(0.1 * i as f64, -1.0 * i as f64 - 0.5, 0.05 * i as f64),
+            v(0.1 * i as f64, -(i as f64) - 0.5, 0.05 * i as f64),
             G::exp(&v(0.02 * i as f64, -0.01, 0.03)),
         )
         .unwrap()
