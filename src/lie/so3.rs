@@ -17,7 +17,8 @@
 //! The matrix Log uses θ = atan2(|s|, (tr R − 1)/2) with s the axial vector of the skew
 //! part (never `acos`, which loses half the digits near 0 and π) — for tan θ up to
 //! tan(π/8) ([`Real::SERIES_ATAN`]) θ/sin θ as atan(x)/x from the polynomial
-//! [`Real::ATAN_POLY`] in x² = |s|²/cos²θ, divided by cos θ (no square root, no atan2);
+//! [`Real::ATAN_POLY`] in x² = |s|²/cos²θ (below [`Real::SERIES_ATAN_SHORT`] the first
+//! terms of its Taylor series), divided by cos θ (no square root, no atan2);
 //! beyond it atan2 by the same polynomial after an argument reduction — and within
 //! [`Real::log_pi_window`] of π takes the axis from the symmetric part of R, with its
 //! sign from s. It never returns NaN for a finite rotation matrix.
