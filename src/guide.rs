@@ -337,7 +337,10 @@
 //! constraint on row solves in block mode, e.g. when its rows can become linearly
 //! dependent, where the n×n system is singular (the world then also falls back to rows
 //! for that projection). A constraint with a bounded row ([`Constraint::lambda_bounds`])
-//! is always solved row by row, so that each row's λ can be clamped.
+//! is always solved row by row, so that each row's λ can be clamped. A constraint whose
+//! position columns (∂C/∂p) are known zeros or unit rows, as a joint's Δp = p̄₁ − p̄₂
+//! followed by rotation rows, can say so in [`Constraint::gradient_layout`]; the block
+//! solve then skips those products and gives the same result.
 //!
 //! [`World`]: crate::xpbd::World
 //! [`SO3Matrix`]: crate::lie::SO3Matrix
@@ -352,6 +355,7 @@
 //! [`Constraint::evaluate`]: crate::xpbd::Constraint::evaluate
 //! [`Constraint::lambda_bounds`]: crate::xpbd::Constraint::lambda_bounds
 //! [`Constraint::solve_as_block`]: crate::xpbd::Constraint::solve_as_block
+//! [`Constraint::gradient_layout`]: crate::xpbd::Constraint::gradient_layout
 //! [`ConstraintEval`]: crate::xpbd::ConstraintEval
 //! [`LieGroup::jacobian_act`]: crate::lie::LieGroup::jacobian_act
 //! [`check_gradient`]: crate::xpbd::check_gradient

@@ -3,7 +3,8 @@
 //!
 //! * matrix Log below `Real::SERIES_ATAN` in x = tan θ (θ/sin θ from the series of
 //!   atan(x)/x instead of `atan2`), quaternion Log below it in x = tan(θ/2), and both
-//!   on either side of tan(π/8), where `Real::ATAN_POLY` gives way to `atan2`;
+//!   on either side of tan(π/8), where `Real::ATAN_POLY` gives way to `atan2`, and of
+//!   `Real::SERIES_ATAN_SHORT`, below which a few Taylor terms replace the polynomial;
 //! * quaternion Exp below `Real::SERIES_SINC` in θ/2 (sin(θ/2)/θ and cos(θ/2) from their
 //!   series in θ², no `sin_cos`);
 //! * Γ⁻¹ and its coefficient γ below `Real::SERIES_GAMMA_INV_SHORT` (fewer terms of the
@@ -121,7 +122,17 @@ fn check_log<T: Real, G: LieGroup<T>>(log_ref: impl Fn(&G) -> V64) {
     for axis in axes() {
         // …and both switch from the polynomial to atan2 at tan(π/8) in the same variable.
         let poly = std::f64::consts::FRAC_PI_8.tan();
-        for t in angles::<T>(&[(cut, 1.0), (cut, 2.0), (poly, 1.0), (poly, 2.0)]) {
+        // Both also switch from the short Taylor series to the polynomial at
+        // `Real::SERIES_ATAN_SHORT`.
+        let short = T::SERIES_ATAN_SHORT.cutoff;
+        for t in angles::<T>(&[
+            (cut, 1.0),
+            (cut, 2.0),
+            (poly, 1.0),
+            (poly, 2.0),
+            (short, 1.0),
+            (short, 2.0),
+        ]) {
             let theta = Vector3::new(c::<T>(axis.x * t), c::<T>(axis.y * t), c::<T>(axis.z * t));
             let r = G::exp(&theta);
             let got = widen(&r.log());

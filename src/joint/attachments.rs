@@ -20,6 +20,10 @@ pub struct JointAttachments<T: Real, G: LieGroup<T>> {
     frame1: JointFrame<T, G>,
     body2: Option<BodyId>,
     frame2: JointFrame<T, G>,
+    // Whether each frame's rotation is the identity (joint axes = body axes), decided
+    // once here: the kinematics then skip the products with it without comparing
+    // nine entries at every evaluation. The frames never change after `new`.
+    plain: [bool; 2],
 }
 
 fn side(body: Option<BodyId>) -> String {
@@ -64,11 +68,16 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
         }
         frame1.validate("joint frame 1")?;
         frame2.validate("joint frame 2")?;
+        let plain = [
+            frame1.rotation == G::identity(),
+            frame2.rotation == G::identity(),
+        ];
         Ok(Self {
             body1,
             frame1,
             body2,
             frame2,
+            plain,
         })
     }
 
@@ -137,7 +146,7 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
         b1: Option<&'a Body<T, G>>,
         b2: Option<&'a Body<T, G>>,
     ) -> JointKinematics<'a, T, G> {
-        JointKinematics::from_bodies(b1, &self.frame1, b2, &self.frame2)
+        JointKinematics::from_bodies_plain(b1, &self.frame1, b2, &self.frame2, self.plain)
     }
 
     /// The bodies of the two sides in `bodies` (`None` = the world), or `None` if a

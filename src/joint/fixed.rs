@@ -44,6 +44,9 @@ pub struct FixedKind;
 impl JointKind for FixedKind {
     const NAME: &'static str = "fixed";
     const DIM: usize = 6;
+    /// Position columns: rows 0–2 ±I (Δp), rows 3–5 zero.
+    const LAYOUT: crate::xpbd::GradientLayout =
+        crate::xpbd::GradientLayout::UnitPosition { rows: 3 };
 
     /// Writes (71) and its gradient: rows 0–2 p̄₁ − p̄₂ (m), rows 3–5 R̄₁ ⊟ R̄₂ (rad).
     #[inline(always)]

@@ -104,10 +104,10 @@ impl<T: Real> Rows3<T> {
 }
 
 /// `m·Jᵀ` = `m·D_R(R J)` (22) for a joint frame rotation J, without the product when J
-/// is the identity (joint axes = body axes, the common case).
+/// is the identity (`plain`: joint axes = body axes, the common case).
 #[inline(always)]
-fn mul_frame_transpose<T: Real, G: LieGroup<T>>(m: &Matrix3<T>, j: &G) -> Matrix3<T> {
-    if *j == G::identity() {
+fn mul_frame_transpose<T: Real, G: LieGroup<T>>(m: &Matrix3<T>, j: &G, plain: bool) -> Matrix3<T> {
+    if plain {
         *m
     } else {
         m * j.to_matrix().transpose()
@@ -135,6 +135,9 @@ pub struct JointKinematics<'a, T: Real, G: LieGroup<T>> {
     /// the world joint frames evaluated in f64 from their compensated state (each value
     /// evaluates them when it is asked for; nothing is stored for f64).
     bodies: Option<[Option<&'a Body<T, G>>; 2]>,
+    /// Whether each frame's rotation Jₖ is the identity: R̄ₖ = Rₖ and the products with
+    /// Jₖ are skipped (they would change nothing: I·x is x exactly).
+    plain: [bool; 2],
 }
 
 /// World joint frames (p̄ₖ, R̄ₖ), k = 1, 2, in f64: m, world frame; joint → world.
@@ -174,6 +177,10 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
             frame: [frame1, frame2],
             position_lo: [Vector3::zeros(); 2],
             bodies: None,
+            plain: [
+                frame1.rotation == G::identity(),
+                frame2.rotation == G::identity(),
+            ],
         }
     }
 
@@ -189,6 +196,23 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
         body2: Option<&'a Body<T, G>>,
         frame2: &'a JointFrame<T, G>,
     ) -> Self {
+        let plain = [
+            frame1.rotation == G::identity(),
+            frame2.rotation == G::identity(),
+        ];
+        Self::from_bodies_plain(body1, frame1, body2, frame2, plain)
+    }
+
+    /// [`Self::from_bodies`] with the frames' identity tests given (`plain[k]`: the
+    /// rotation of `frame{k+1}` is the identity), as cached by the joint attachments.
+    #[inline(always)]
+    pub(crate) fn from_bodies_plain(
+        body1: Option<&'a Body<T, G>>,
+        frame1: &'a JointFrame<T, G>,
+        body2: Option<&'a Body<T, G>>,
+        frame2: &'a JointFrame<T, G>,
+        plain: [bool; 2],
+    ) -> Self {
         #[inline(always)]
         fn pose<T: Real, G: LieGroup<T>>(b: Option<&Body<T, G>>) -> Pose<T, G> {
             match b {
@@ -202,6 +226,7 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
             frame: [frame1, frame2],
             position_lo: [lo(body1), lo(body2)],
             bodies: Some([body1, body2]),
+            plain,
         }
     }
 
@@ -209,13 +234,20 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
     /// joint → world.
     #[inline(always)]
     pub fn joint_pose(&self, k: usize) -> Pose<T, G> {
-        self.frame[k].world_pose(&self.body[k])
+        Pose::new(
+            self.frame[k].world_position(&self.body[k].position, &self.body[k].rotation),
+            self.joint_rotation(k),
+        )
     }
 
     /// R̄ₖ = Rₖ Jₖ (70) of side k (0 or 1): joint → world.
     #[inline(always)]
     pub fn joint_rotation(&self, k: usize) -> G {
-        self.frame[k].world_rotation(&self.body[k].rotation)
+        if self.plain[k] {
+            self.body[k].rotation
+        } else {
+            self.body[k].rotation.compose(&self.frame[k].rotation)
+        }
     }
 
     /// R_Δ = R̄₁ᵀR̄₂ as an f64 matrix from the f64 joint frames, if these kinematics
@@ -245,8 +277,16 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
         if let Some([(p1, _), (p2, _)]) = self.wide() {
             return (p1 - p2).map(<T as Real>::cast);
         }
-        let r1 = self.body[0].rotation.act(&self.frame[0].translation);
-        let r2 = self.body[1].rotation.act(&self.frame[1].translation);
+        // R r for a body; a world side (from `from_bodies`) has the identity pose, and
+        // I·r = r exactly.
+        let arm = |k: usize| {
+            if matches!(self.bodies, Some(b) if b[k].is_none()) {
+                self.frame[k].translation
+            } else {
+                self.body[k].rotation.act(&self.frame[k].translation)
+            }
+        };
+        let (r1, r2) = (arm(0), arm(1));
         (self.body[0].position - self.body[1].position)
             + (self.position_lo[0] - self.position_lo[1])
             + (r1 - r2)
@@ -262,10 +302,21 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
     /// [`Self::position_error_gradient`] in structured form.
     #[inline(always)]
     pub(crate) fn position_error_rows(&self) -> Rows3<T> {
+        self.position_error_rows_for([true; 2])
+    }
+
+    /// [`Self::position_error_rows`] with the rotation columns of side k computed only
+    /// where `sides[k]` (zero elsewhere): for writers that skip a world side's block.
+    #[inline(always)]
+    pub(crate) fn position_error_rows_for(&self, sides: [bool; 2]) -> Rows3<T> {
         let d = |k: usize| {
-            self.body[k]
-                .rotation
-                .jacobian_act(&self.frame[k].translation)
+            if sides[k] {
+                self.body[k]
+                    .rotation
+                    .jacobian_act(&self.frame[k].translation)
+            } else {
+                Matrix3::zeros()
+            }
         };
         Rows3 {
             value: self.position_error(),
@@ -303,8 +354,8 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
         let e = self.rotation_error();
         let g = right_jacobian_inv(&e);
         // (28) then (22): D_{R₁}(R̄₁ ⊟ R̄₂) = Γ⁻¹(e)·D_{R₁}(R₁J₁) = Γ⁻¹(e)·J₁ᵀ.
-        let rot1 = mul_frame_transpose(&g, &self.frame[0].rotation);
-        let rot2 = -mul_frame_transpose(&g.transpose(), &self.frame[1].rotation);
+        let rot1 = mul_frame_transpose(&g, &self.frame[0].rotation, self.plain[0]);
+        let rot2 = -mul_frame_transpose(&g.transpose(), &self.frame[1].rotation, self.plain[1]);
         Rows3 {
             value: e,
             pos: [PosCols::Zero, PosCols::Zero],
@@ -339,11 +390,15 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
     #[inline(always)]
     pub(crate) fn relative_position_rows(&self) -> Rows3<T> {
         let rbar1_t = self.joint_rotation(0).to_matrix().transpose();
-        let j1_t = self.frame[0].rotation.to_matrix().transpose();
         let (p1, r1) = (self.body[0].position, self.body[0].rotation);
         // D_{R₁}: (R̄₁ᵀd̄)^J₁ᵀ + J₁ᵀr̂₁ = J₁ᵀ(R₁ᵀ(p̄₂ − p₁))^, d̄ = p̄₂ − p̄₁.
         let p2bar = self.frame[1].world_position(&self.body[1].position, &self.body[1].rotation);
-        let rot1 = j1_t * r1.jacobian_act_inv(&(p2bar - p1));
+        let d1 = r1.jacobian_act_inv(&(p2bar - p1));
+        let rot1 = if self.plain[0] {
+            d1
+        } else {
+            self.frame[0].rotation.to_matrix().transpose() * d1
+        };
         // D_{R₂}: R̄₁ᵀ·D_{R₂}(R₂r₂) = −R̄₁ᵀR₂r̂₂ (20).
         let rot2 = rbar1_t
             * self.body[1]

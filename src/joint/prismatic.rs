@@ -49,6 +49,9 @@ pub struct PrismaticKind;
 impl JointKind for PrismaticKind {
     const NAME: &'static str = "prismatic";
     const DIM: usize = 5;
+    /// Position columns: rows 0–1 ∓R̄₁ᵀ (u), rows 2–4 zero.
+    const LAYOUT: crate::xpbd::GradientLayout =
+        crate::xpbd::GradientLayout::LeadingPosition { rows: 2 };
 
     /// Writes (79) and its gradient: rows 0–1 [R̄₁ᵀ(p̄₂ − p̄₁)]₁₋₂ (m), rows 2–4
     /// R̄₁ ⊟ R̄₂ (rad).

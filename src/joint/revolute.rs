@@ -49,6 +49,9 @@ pub struct RevoluteKind;
 impl JointKind for RevoluteKind {
     const NAME: &'static str = "revolute";
     const DIM: usize = 5;
+    /// Position columns: rows 0–2 ±I (Δp), rows 3–4 zero.
+    const LAYOUT: crate::xpbd::GradientLayout =
+        crate::xpbd::GradientLayout::UnitPosition { rows: 3 };
 
     /// Writes (72) and its gradient (162)–(163): rows 0–2 p̄₁ − p̄₂ (m), rows 3–4
     /// [R̄₁ ⊟ R̄₂]₁₋₂ (rad).

@@ -43,6 +43,9 @@ pub struct SphericalKind;
 impl JointKind for SphericalKind {
     const NAME: &'static str = "spherical";
     const DIM: usize = 3;
+    /// Position columns: ±I (Δp).
+    const LAYOUT: crate::xpbd::GradientLayout =
+        crate::xpbd::GradientLayout::UnitPosition { rows: 3 };
 
     /// Writes (75) and its gradient: rows 0–2 p̄₁ − p̄₂ (m).
     #[inline(always)]

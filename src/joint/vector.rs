@@ -12,7 +12,9 @@ use super::attachments::JointAttachments;
 use super::frame::JointFrame;
 use super::kinematics::{Block3, JointKinematics, PosCols, Rows3};
 use crate::lie::{LieGroup, Real};
-use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval, XpbdError, MAX_BODIES, MAX_ROWS};
+use crate::xpbd::{
+    Body, BodyId, Constraint, ConstraintEval, GradientLayout, XpbdError, MAX_BODIES, MAX_ROWS,
+};
 use nalgebra::{SVector, Vector3};
 use std::fmt;
 use std::marker::PhantomData;
@@ -26,6 +28,10 @@ pub trait JointKind: Copy + PartialEq + Send + Sync + 'static {
 
     /// Number of rows n, 1 ≤ n ≤ [`MAX_ROWS`] (checked at compile time).
     const DIM: usize;
+
+    /// The structure of the position columns [`Self::write`] gives the gradient
+    /// blocks ([`Constraint::gradient_layout`]). Default: [`GradientLayout::Dense`].
+    const LAYOUT: GradientLayout = GradientLayout::Dense;
 
     /// Writes the [`Self::DIM`] rows of C, in order, with their per-body gradient
     /// blocks `[∂C/∂p | D_R C]`, from the joint kinematics `k` at the current state
@@ -97,7 +103,8 @@ impl<T: Real> JointRows<'_, T> {
     /// ([`JointKinematics::position_error_gradient`]).
     #[inline(always)]
     pub fn position_error<G: LieGroup<T>>(&mut self, k: &JointKinematics<T, G>, src: Range<usize>) {
-        let q = k.position_error_rows();
+        // Nothing is written for a world side: its block is not computed.
+        let q = k.position_error_rows_for(self.active);
         self.push_rows(q, src);
     }
 
@@ -393,6 +400,11 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, 
     /// body.
     fn evaluate_overwrites(&self) -> bool {
         true
+    }
+
+    /// [`JointKind::LAYOUT`].
+    fn gradient_layout(&self) -> GradientLayout {
+        K::LAYOUT
     }
 
     fn compliance(&self, row: usize) -> T {

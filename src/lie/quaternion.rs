@@ -4,7 +4,8 @@
 //! Log picks the short way: q and −q are the same rotation, so the quaternion is
 //! first flipped to w ≥ 0 and `Log(q) = 2·atan2(|v|, w)·v/|v|`, giving |θ| ≤ π and
 //! `q ⊟ (−q) = 0`; for |v|/w up to tan(π/8) ([`Real::SERIES_ATAN`]) atan(x)/x is
-//! taken from the polynomial [`Real::ATAN_POLY`] in x² = |v|²/w² instead, and beyond it
+//! taken from the polynomial [`Real::ATAN_POLY`] in x² = |v|²/w² instead (below
+//! [`Real::SERIES_ATAN_SHORT`] from the first terms of its Taylor series), and beyond it
 //! atan2 is the crate's own (the same polynomial after an argument reduction). Exp of a small θ takes sin(θ/2)/θ and
 //! cos(θ/2) from their series in θ² (no `sin_cos`). nalgebra's own `scaled_axis` returns 0 for |v| ≤ 1e-7 in f32 and is
 //! not used.

@@ -56,11 +56,20 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     /// joints' rotation errors): below this cut-off fewer terms of the same series reach
     /// the same accuracy.
     const SERIES_GAMMA_INV_SHORT: SeriesCut;
+    /// A medium series for [`crate::lie::so3::gamma_inv_coeff`] between
+    /// [`Self::SERIES_GAMMA_INV_SHORT`] and this cut-off (taken from θ², no square
+    /// root): fewer terms of the same series than [`Self::SERIES_GAMMA_INV`] up to 1 rad.
+    const SERIES_GAMMA_INV_MID: SeriesCut;
     /// Cut-off and length of the polynomial [`Self::ATAN_POLY`] for atan(x)/x, in
     /// x = tan θ (matrix Log) or x = tan(θ/2) (quaternion Log): at and below the
     /// cut-off tan(π/8) the Logs take θ from it instead of `atan2`, and need no square
     /// root.
     const SERIES_ATAN: SeriesCut;
+    /// Cut-off (in x, as [`Self::SERIES_ATAN`]) and length of the Taylor series
+    /// 1 − x²/3 + x⁴/5 − … of atan(x)/x that replaces [`Self::ATAN_POLY`] below it: the
+    /// small rotations of the bodies' substep increments and corrections need only its
+    /// first terms.
+    const SERIES_ATAN_SHORT: SeriesCut;
     /// Coefficients (of x⁰, x², x⁴, …) of a near-minimax polynomial for atan(x)/x on
     /// |x| ≤ tan(π/8), accurate to a small fraction of ε (the fit and its measured error
     /// are documented at its definition in `lie::so3`). Used by the Logs' small-angle
@@ -125,12 +134,17 @@ impl Real for f64 {
     /// Ratio of successive terms ≤ 1.7e-4 at 0.1 rad; the tail after 5 terms is
     /// 6.3e-19 = 0.003ε relative there (after 4 it would be 11ε).
     const SERIES_GAMMA_INV_SHORT: SeriesCut = SeriesCut::new(0.1, 5);
+    /// The tail after 11 terms is 0.008ε relative at 1 rad (after 10 it would be 0.3ε).
+    const SERIES_GAMMA_INV_MID: SeriesCut = SeriesCut::new(1.0, 11);
     /// tan(π/8), with the degree-10 polynomial in x² (12 coefficients): largest relative
     /// error 7.1e-18 = 0.03ε on [0, tan(π/8)] (a Taylor series would need 20 terms).
     const SERIES_ATAN: SeriesCut = SeriesCut::new(
         crate::lie::so3::TAN_PI_8,
         crate::lie::so3::ATAN_POLY_F64.len(),
     );
+    /// x ≤ 2⁻⁷, 4 terms: the series alternates with decreasing terms, so the first
+    /// omitted one bounds the error, x⁸/9 ≤ 2⁻⁵⁶/9 = 0.007ε relative.
+    const SERIES_ATAN_SHORT: SeriesCut = SeriesCut::new(1.0 / 128.0, 4);
     const ATAN_POLY: &'static [f64] = &crate::lie::so3::ATAN_POLY_F64;
     /// No: ε·|p|/h is 2e-10 m/s at |p| = 1 m and h = 1 µs.
     const WIDE_CONSTRAINT_VALUES: bool = false;
@@ -181,12 +195,16 @@ impl Real for f32 {
     /// As for f64. Tail after 3 terms at 0.1 rad: 1e-11 = 1e-4ε relative (after 2 it
     /// would be 0.34ε).
     const SERIES_GAMMA_INV_SHORT: SeriesCut = SeriesCut::new(0.1, 3);
+    /// The tail after 6 terms is 0.001ε relative at 1 rad (after 5 it would be 0.05ε).
+    const SERIES_GAMMA_INV_MID: SeriesCut = SeriesCut::new(1.0, 6);
     /// tan(π/8), with the degree-4 polynomial in x² (6 coefficients): largest relative
     /// error 2.5e-9 = 0.02ε on [0, tan(π/8)].
     const SERIES_ATAN: SeriesCut = SeriesCut::new(
         crate::lie::so3::TAN_PI_8,
         crate::lie::so3::ATAN_POLY_F32.len(),
     );
+    /// x ≤ 2⁻⁷, 2 terms: first omitted term x⁴/5 ≤ 2⁻²⁸/5 = 0.006ε relative.
+    const SERIES_ATAN_SHORT: SeriesCut = SeriesCut::new(1.0 / 128.0, 2);
     const ATAN_POLY: &'static [f64] = &crate::lie::so3::ATAN_POLY_F32;
     /// Yes: ε·|p|/h is 0.06 m/s at |p| = 1 m and h = 1 µs; in the triple pendulum with
     /// 1000 substeps per 1 ms step that noise raised the energy by up to 0.43 J

@@ -17,7 +17,8 @@
 //! The matrix Log uses θ = atan2(|s|, (tr R − 1)/2) with s the axial vector of the skew
 //! part (never `acos`, which loses half the digits near 0 and π) — for tan θ up to
 //! tan(π/8) ([`Real::SERIES_ATAN`]) θ/sin θ as atan(x)/x from the polynomial
-//! [`Real::ATAN_POLY`] in x² = |s|²/cos²θ, divided by cos θ (no square root, no atan2);
+//! [`Real::ATAN_POLY`] in x² = |s|²/cos²θ (below [`Real::SERIES_ATAN_SHORT`] the first
+//! terms of its Taylor series), divided by cos θ (no square root, no atan2);
 //! beyond it atan2 by the same polynomial after an argument reduction — and within
 //! [`Real::log_pi_window`] of π takes the axis from the symmetric part of R, with its
 //! sign from s. It never returns NaN for a finite rotation matrix.
@@ -91,10 +92,14 @@ pub(crate) fn atan_series_applies<T: Real>(num: T, den: T) -> bool {
     num <= c::<T>(TAN_PI_8 * TAN_PI_8) * (den * den)
 }
 
-/// atan(x)/x from x² ≤ tan²(π/8) (unchecked), by the polynomial [`Real::ATAN_POLY`]: no
-/// square root, no division. Relative error ~1ε.
+/// atan(x)/x from x² ≤ tan²(π/8) (unchecked), by the polynomial [`Real::ATAN_POLY`], or
+/// below [`Real::SERIES_ATAN_SHORT`] by the first terms of its Taylor series
+/// ([`ATAN_TAYLOR`]): no square root, no division. Relative error ~1ε.
 #[inline(always)]
 pub(crate) fn atan_over_x<T: Real>(x_sq: T) -> T {
+    if let Some(a) = series_sq(x_sq, T::SERIES_ATAN_SHORT, &ATAN_TAYLOR) {
+        return a;
+    }
     let mut acc = T::zero();
     for &k in T::ATAN_POLY.iter().rev() {
         acc = acc * x_sq + c::<T>(k);
@@ -231,6 +236,8 @@ pub(crate) const ATAN_POLY_F32: [f64; 6] = [
     0.10743731490791084,
     -0.06451928208121749,
 ];
+/// The Taylor series of atan(x)/x in x²: (−1)ᵏ/(2k + 1), the f64 nearest each.
+pub(crate) const ATAN_TAYLOR: [f64; 4] = [1.0, -1.0 / 3.0, 1.0 / 5.0, -1.0 / 7.0];
 /// tan(π/8), the end of the interval of [`ATAN_POLY_F64`] and [`ATAN_POLY_F32`].
 pub(crate) const TAN_PI_8: f64 = 0.41421356237309503;
 const ALPHA_PRIME_SERIES: [f64; 14] = [
@@ -293,14 +300,16 @@ pub fn beta<T: Real>(theta: T) -> T {
 
 /// γ(θ) = 1/θ² − (1 + cos θ)/(2θ sin θ), the coefficient of θ̂² in Γ⁻¹ (27).
 ///
-/// Series below [`Real::SERIES_GAMMA_INV`] (with the shorter [`Real::SERIES_GAMMA_INV_SHORT`]
-/// at small angles); above, evaluated as 1/θ² − cot(θ/2)/(2θ),
+/// Series below [`Real::SERIES_GAMMA_INV`] (with fewer terms below
+/// [`Real::SERIES_GAMMA_INV_SHORT`] and [`Real::SERIES_GAMMA_INV_MID`]); above, evaluated
+/// as 1/θ² − cot(θ/2)/(2θ),
 /// which is finite at θ = π (γ(π) = 1/π²). Singular at |θ| = 2π, where Γ is not
 /// invertible; Log never returns |θ| > π.
 #[inline]
 pub fn gamma_inv_coeff<T: Real>(theta: T) -> T {
     let t2 = theta * theta;
     series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
+        .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_MID, &GAMMA_INV_SERIES))
         .or_else(|| series(theta, T::SERIES_GAMMA_INV, &GAMMA_INV_SERIES))
         .unwrap_or_else(|| gamma_inv_closed(theta))
 }
@@ -316,6 +325,7 @@ fn gamma_inv_closed<T: Real>(theta: T) -> T {
 #[inline]
 pub(crate) fn gamma_inv_coeff_sq<T: Real>(t2: T) -> T {
     series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
+        .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_MID, &GAMMA_INV_SERIES))
         .unwrap_or_else(|| gamma_inv_coeff(t2.sqrt()))
 }
 

@@ -56,6 +56,32 @@ impl<T: Real> ConstraintEval<T> {
     }
 }
 
+/// What a constraint promises about the position columns (∂C/∂p, columns 0..3) of its
+/// gradient blocks, for every side that names a body, so that the block projection
+/// (124) skips products with known zeros ([`Constraint::gradient_layout`]). The values
+/// the solver computes are the same as from the dense blocks: only terms that are
+/// exactly zero are left out, and the remaining ones are summed in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GradientLayout {
+    /// Nothing is known: every entry of every row is read.
+    #[default]
+    Dense,
+    /// Rows `0..rows` have arbitrary position columns; rows from `rows` on have zero
+    /// position columns (e.g. the rotation rows of a joint).
+    LeadingPosition {
+        /// Number of leading rows with position columns (≤ the constraint's rows).
+        rows: usize,
+    },
+    /// Rows `0..rows` (`rows` ≤ 3) have position columns s_r·e_rᵀ (the only non-zero
+    /// position entry of row r is at column r, s_r read from the block); rows from
+    /// `rows` on have zero position columns. E.g. Δp = p̄₁ − p̄₂ followed by rotation
+    /// rows: s = +1 for body 1 and −1 for body 2.
+    UnitPosition {
+        /// Number of leading rows with a unit position column (≤ 3).
+        rows: usize,
+    },
+}
+
 /// A (vector) constraint between at most two bodies, generic over the scalar `T` and
 /// the rotation representation `G`.
 pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
@@ -112,6 +138,15 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     /// Default: false (`out` is cleared first).
     fn evaluate_overwrites(&self) -> bool {
         false
+    }
+
+    /// The structure of the position columns of the gradient blocks that
+    /// [`Constraint::evaluate`] writes ([`GradientLayout`]), read once when the
+    /// constraint is added to a world. A constraint that returns anything but
+    /// [`GradientLayout::Dense`] (the default) must write exactly that structure, at
+    /// every state: the block projection reads only the entries the layout leaves open.
+    fn gradient_layout(&self) -> GradientLayout {
+        GradientLayout::Dense
     }
 
     /// Compliance α of row `row` (inverse stiffness; 0 = hard), in the constraint's

@@ -145,7 +145,9 @@ pub use check::{
     check_gradient, check_gradient_perturbed, check_row_block, check_row_block_perturbed,
     GradientCheck, MAX_ROTATION_SCALE,
 };
-pub use constraint::{Constraint, ConstraintEval, SubstepClock, MAX_BODIES, MAX_ROWS};
+pub use constraint::{
+    Constraint, ConstraintEval, GradientLayout, SubstepClock, MAX_BODIES, MAX_ROWS,
+};
 pub use error::XpbdError;
 pub use world::{
     apply_body_correction, BreakEvent, BreakLimits, ConstraintId, DirectGroupId, DirectGroupStats,

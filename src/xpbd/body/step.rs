@@ -11,8 +11,13 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// (46) (see `predict_rotation`).
     /// Stores the start pose and the prediction, and moves the body to the prediction.
     /// Fixed bodies stay where they are.
-    pub(crate) fn predict(&mut self, h: T, gravity: &Vector3<T>) {
-        self.resync_compensation();
+    ///
+    /// With `resync` false the caller has already called `resync_compensation` since
+    /// the public fields could last be changed (`World::step` does, once per step).
+    pub(crate) fn predict(&mut self, h: T, gravity: &Vector3<T>, resync: bool) {
+        if resync {
+            self.resync_compensation(true);
+        }
         self.prev_position = self.position;
         self.displacement = Vector3::zeros();
         self.prev_orientation = self.orientation;
@@ -271,21 +276,23 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// it (a user's change between steps): it must be a rotation within
     /// [`Real::orthogonality_tolerance`], as [`Body::fixed`] requires. A body whose
     /// orientation the solver wrote last costs one comparison.
-    pub(crate) fn check_changed_orientation(&self) -> Result<(), crate::lie::LieError> {
+    /// Returns whether the orientation was changed (the check's result otherwise).
+    pub(crate) fn check_changed_orientation(&self) -> Result<bool, crate::lie::LieError> {
         if self.orientation == self.written_orientation {
-            return Ok(());
+            return Ok(false);
         }
-        crate::lie::matrix::validate_rotation_matrix(&self.orientation.to_matrix()).map(|_| ())
+        crate::lie::matrix::validate_rotation_matrix(&self.orientation.to_matrix()).map(|_| true)
     }
 
-    /// Restarts the compensation if the public `position` or `orientation` was changed
-    /// since the solver last wrote it (a user moving the body between steps).
-    fn resync_compensation(&mut self) {
+    /// Restarts the compensation if the public `position` or (with `orientation` true)
+    /// `orientation` was changed since the solver last wrote it (a user moving the body
+    /// between steps). `orientation` false: the caller knows it was not.
+    pub(crate) fn resync_compensation(&mut self, orientation: bool) {
         if self.position != self.written_position {
             self.position_lo = Vector3::zeros();
             self.written_position = self.position;
         }
-        if self.orientation != self.written_orientation {
+        if orientation && self.orientation != self.written_orientation {
             self.set_orientation_base(self.orientation);
             self.since_base = UnitQuaternion::identity();
             self.written_orientation = self.orientation;

@@ -1,15 +1,16 @@
 //! The [`World`]: bodies, constraints, and the XPBD time step (Algorithm 1).
 
 use super::body::{Body, BodyId};
-use super::constraint::{Constraint, ConstraintEval, MAX_BODIES, MAX_ROWS};
+use super::constraint::{Constraint, ConstraintEval, GradientLayout, MAX_BODIES, MAX_ROWS};
 use super::error::XpbdError;
 use crate::lie::{LieGroup, Real};
-use nalgebra::{SMatrix, SVector, Vector3};
+use nalgebra::{SMatrix, SVector};
 
 mod breaking;
 mod damping;
 pub mod direct;
 mod options;
+mod projection;
 mod residuals;
 mod systems;
 
@@ -64,6 +65,8 @@ struct Slot<T: Real, G: LieGroup<T>> {
     continuous: bool,
     // Constraint::solve_as_block, cached.
     as_block: bool,
+    // Constraint::gradient_layout, cached (checked against dim when added).
+    layout: GradientLayout,
     // The direct group ([`World::add_direct_group`]) that projects this constraint;
     // `None`: projected by Gauss–Seidel.
     group: Option<usize>,
@@ -152,7 +155,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// [`XpbdError::BadDimension`] unless 1 ≤ dim ≤ [`MAX_ROWS`];
     /// [`XpbdError::UnknownBody`] if it names a body not in the world;
     /// [`XpbdError::NoDynamicBody`] if every body it names is fixed (or the world);
-    /// [`XpbdError::InvalidOption`] (`lambda_bounds`) unless lo ≤ 0 ≤ hi for every row;
+    /// [`XpbdError::InvalidOption`] (`lambda_bounds`) unless lo ≤ 0 ≤ hi for every row, or
+    /// (`gradient_layout`) for a [`GradientLayout`] with more rows than the constraint;
     /// [`XpbdError::BadCompliance`] for a negative or non-finite compliance;
     /// [`XpbdError::BadDamping`] for a negative or non-finite damping
     /// ([`Constraint::damping`]). Damping on a hard row (α = 0) is accepted and ignored.
@@ -218,6 +222,19 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         let overwrites = constraint.evaluate_overwrites();
         let continuous = constraint.is_smooth();
         let as_block = constraint.solve_as_block();
+        let layout = constraint.gradient_layout();
+        let layout_ok = match layout {
+            GradientLayout::Dense => true,
+            GradientLayout::LeadingPosition { rows } => rows <= dim,
+            GradientLayout::UnitPosition { rows } => rows <= dim && rows <= 3,
+        };
+        if !layout_ok {
+            return Err(XpbdError::InvalidOption {
+                name: "gradient_layout",
+                value: format!("{layout:?} for the {dim} rows of '{}'", constraint.name()),
+                reason: "the layout's rows must not exceed the constraint's rows (nor 3 unit rows)",
+            });
+        }
         self.slots.push(Slot {
             constraint,
             lambda: SVector::zeros(),
@@ -234,6 +251,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             overwrites,
             continuous,
             as_block,
+            layout,
             group: None,
         });
         Ok(ConstraintId(self.slots.len() - 1))
@@ -297,12 +315,19 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// iteration of the step (that projection changed nothing; the step was
     /// completed).
     pub fn step(&mut self) -> Result<(), XpbdError> {
+        let mut changed = false;
         for (body, b) in self.bodies.iter().enumerate() {
-            b.check_changed_orientation()
+            changed |= b
+                .check_changed_orientation()
                 .map_err(|source| XpbdError::BodyNotARotation { body, source })?;
         }
+        // The public fields cannot change between the substeps of a step: the
+        // compensation is resynced once here (orientations only if one changed).
+        for b in &mut self.bodies {
+            b.resync_compensation(changed);
+        }
         for _ in 0..self.options.substeps {
-            self.substep();
+            self.substep_inner(false);
         }
         self.steps += 1;
         self.time = crate::lie::real::c::<T>(self.steps as f64) * self.options.dt;
@@ -329,10 +354,16 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// breakable constraints ([`World::set_break_limits`]). Unlike [`World::step`], it
     /// does not check orientations set by the user.
     pub fn substep(&mut self) {
+        self.substep_inner(true);
+    }
+
+    /// [`Self::substep`]; `resync` false when [`World::step`] has resynced the bodies'
+    /// compensated state with their public fields.
+    fn substep_inner(&mut self, resync: bool) {
         let clock = self.begin_next_substep();
         let (h, g) = (clock.h, self.options.gravity);
         for b in &mut self.bodies {
-            b.predict(h, &g);
+            b.predict(h, &g, resync);
         }
         for s in &mut self.slots {
             s.lambda = SVector::zeros();
@@ -381,221 +412,6 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             .constraint
             .evaluate(&self.bodies, &mut self.eval);
     }
-
-    /// 𝓜⁻¹ diagonal of body slot `s` of constraint `k` (zero for world/fixed).
-    fn inv_mass_diag(&self, k: usize, s: usize) -> Option<(usize, SVector<T, 6>)> {
-        let b = self.slots[k].bodies[s]?;
-        let body = &self.bodies[b];
-        if body.is_fixed() {
-            return None;
-        }
-        let m = body.inv_mass();
-        let i = body.inv_inertia();
-        Some((b, SVector::<T, 6>::from([m, m, m, i.x, i.y, i.z])))
-    }
-
-    fn apply(&mut self, b: usize, w: &SVector<T, 6>, dx: &SVector<T, 6>) {
-        let d = dx.component_mul(w);
-        self.bodies[b].apply_correction(
-            &Vector3::new(d[0], d[1], d[2]),
-            &Vector3::new(d[3], d[4], d[5]),
-        );
-    }
-
-    /// Scalar projections (56), one row after another, each at the current state.
-    fn project_rows(&mut self, k: usize, inv_h2: T) {
-        let dim = self.slots[k].dim;
-        let masses = [self.inv_mass_diag(k, 0), self.inv_mass_diag(k, 1)];
-        for j in 0..dim {
-            self.evaluate(k);
-            let slot = &self.slots[k];
-            let alpha = slot.compliance[j] * inv_h2;
-            let mut denom = alpha;
-            let mut rows = [SVector::<T, 6>::zeros(); MAX_BODIES];
-            for (s, m) in masses.iter().enumerate() {
-                if let Some((_, w)) = m {
-                    rows[s] = self.eval.gradient[s].row(j).transpose();
-                    denom += rows[s].component_mul(w).dot(&rows[s]);
-                }
-            }
-            if denom <= T::zero() {
-                continue;
-            }
-            let lambda = slot.lambda[j];
-            let mut dl = (-self.eval.value[j] - alpha * lambda) / denom;
-            let new = (lambda + dl).max(slot.lambda_lo[j]).min(slot.lambda_hi[j]);
-            dl = new - lambda;
-            self.slots[k].lambda[j] = new;
-            for (s, m) in masses.iter().enumerate() {
-                if let Some((b, w)) = m {
-                    self.apply(*b, w, &(rows[s] * dl));
-                }
-            }
-        }
-    }
-
-    /// Block projection (124). Returns false if the system was not positive definite
-    /// (e.g. redundant rows), in which case nothing was changed.
-    fn project_block(&mut self, k: usize, inv_h2: T) -> bool {
-        let masses = [self.inv_mass_diag(k, 0), self.inv_mass_diag(k, 1)];
-        if masses.iter().all(|m| m.is_none()) {
-            return true;
-        }
-        self.evaluate(k);
-        // One copy of the solve per row count, so that every loop below has constant
-        // bounds (unrolled, no bounds checks).
-        match self.slots[k].dim {
-            1 => self.project_block_n::<1>(k, inv_h2, &masses),
-            2 => self.project_block_n::<2>(k, inv_h2, &masses),
-            3 => self.project_block_n::<3>(k, inv_h2, &masses),
-            4 => self.project_block_n::<4>(k, inv_h2, &masses),
-            5 => self.project_block_n::<5>(k, inv_h2, &masses),
-            _ => self.project_block_n::<MAX_ROWS>(k, inv_h2, &masses),
-        }
-    }
-
-    /// [`Self::project_block`] for a constraint of `N` rows (already evaluated).
-    #[inline(always)]
-    fn project_block_n<const N: usize>(
-        &mut self,
-        k: usize,
-        inv_h2: T,
-        masses: &[Option<(usize, SVector<T, 6>)>; MAX_BODIES],
-    ) -> bool {
-        let slot = &self.slots[k];
-        let eval = &self.eval;
-        // Lower triangle of A = Σ_b ∇C_b 𝓜_b⁻¹ ∇C_bᵀ + α̃ over the N rows.
-        let mut a = [[T::zero(); N]; N];
-        for (s, m) in masses.iter().enumerate() {
-            if let Some((_, w)) = m {
-                let g = &eval.gradient[s];
-                // Σ over the six columns c of the rank-one terms (w_c g_c) g_cᵀ, g_c
-                // the N used entries of column c (contiguous, so each row of A is
-                // updated with vector operations).
-                for c in 0..6 {
-                    let mut gc = [T::zero(); N];
-                    gc.copy_from_slice(&g.column(c).as_slice()[..N]);
-                    let wc = w[c];
-                    for i in 0..N {
-                        let x = gc[i] * wc;
-                        for j in 0..N {
-                            if j <= i {
-                                a[i][j] += x * gc[j];
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let mut dl = [T::zero(); N];
-        for j in 0..N {
-            let alpha = slot.compliance[j] * inv_h2;
-            a[j][j] += alpha;
-            dl[j] = -eval.value[j] - alpha * slot.lambda[j];
-        }
-        if !ldlt_solve_fixed(&mut a, &mut dl) {
-            return false;
-        }
-        // Δx_b = 𝓜_b⁻¹ ∇C_bᵀ Δλ.
-        let mut dx = [SVector::<T, 6>::zeros(); MAX_BODIES];
-        for (s, m) in masses.iter().enumerate() {
-            if let Some((_, w)) = m {
-                let g = &eval.gradient[s];
-                for c in 0..6 {
-                    let mut acc = T::zero();
-                    for (i, d) in dl.iter().enumerate() {
-                        acc += g[(i, c)] * *d;
-                    }
-                    dx[s][c] = acc * w[c];
-                }
-            }
-        }
-        let lambda = &mut self.slots[k].lambda;
-        for (l, d) in lambda.iter_mut().zip(dl.iter()) {
-            *l += *d;
-        }
-        for (s, m) in masses.iter().enumerate() {
-            if let Some((b, _)) = m {
-                let d = &dx[s];
-                self.bodies[*b].apply_correction(
-                    &Vector3::new(d[0], d[1], d[2]),
-                    &Vector3::new(d[3], d[4], d[5]),
-                );
-            }
-        }
-        true
-    }
-}
-
-/// Solves `A x = b` for a symmetric positive definite `A` of fixed size `N` (lower
-/// triangle used, overwritten) by its LDLᵀ factorisation (L unit lower triangular, D
-/// diagonal: the Cholesky factor is L·√D), `b` overwritten by x. Every loop bound is a
-/// constant, and there is one division per row (1/Dⱼⱼ) and no square root. Returns
-/// false, leaving `b` unusable, if a pivot Dⱼⱼ (the square of the Cholesky pivot) is not
-/// positive relative to its diagonal entry, as [`cholesky_solve_in_place`] rejects it,
-/// or the solution is not finite.
-#[inline(always)]
-// The loops run over the fixed row count N and index several arrays in step (L, D, v, b),
-// so that they unroll; iterators would obscure the factorisation.
-#[allow(clippy::needless_range_loop)]
-fn ldlt_solve_fixed<T: Real, const N: usize>(a: &mut [[T; N]; N], b: &mut [T; N]) -> bool {
-    // Every inner loop runs over 0..N with a test on the index, so that it unrolls fully
-    // and the outer loops then do too (a trip count depending on the outer index would
-    // keep runtime loops).
-    let tiny = T::default_epsilon() * crate::lie::real::c(64.0);
-    let mut inv_d = [T::zero(); N];
-    for j in 0..N {
-        // v_k = L_jk D_kk for k < j.
-        let mut v = [T::zero(); N];
-        let diag = a[j][j];
-        let mut d = diag;
-        for k in 0..N {
-            if k < j {
-                v[k] = a[j][k] * a[k][k];
-                d -= a[j][k] * v[k];
-            }
-        }
-        // A NaN pivot passes this test but makes the solution NaN, which the final test
-        // rejects (+∞ only arises from an infinite diagonal entry, which fails it).
-        if d <= tiny * diag.abs() {
-            return false;
-        }
-        a[j][j] = d;
-        let inv = T::one() / d;
-        inv_d[j] = inv;
-        for i in 0..N {
-            if i > j {
-                let mut s = a[i][j];
-                for k in 0..N {
-                    if k < j {
-                        s -= a[i][k] * v[k];
-                    }
-                }
-                a[i][j] = s * inv;
-            }
-        }
-    }
-    for i in 0..N {
-        let mut s = b[i];
-        for k in 0..N {
-            if k < i {
-                s -= a[i][k] * b[k];
-            }
-        }
-        b[i] = s;
-    }
-    for ii in 0..N {
-        let i = N - 1 - ii;
-        let mut s = b[i] * inv_d[i];
-        for k in 0..N {
-            if k > i {
-                s -= a[k][i] * b[k];
-            }
-        }
-        b[i] = s;
-    }
-    // x·0 is NaN for ±∞ and NaN: one test for all entries.
-    b.iter().fold(T::zero(), |acc, x| acc + *x * T::zero()) == T::zero()
 }
 
 /// Solves `A x = b` for the leading n×n block of a symmetric positive definite `A`
