@@ -566,6 +566,25 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         k: usize,
         out: &mut GaussPointConstraint<T, N>,
     ) -> Result<(), RodError> {
+        self.gauss_point_constraint_rt_into(kinematics, k, out)
+            .map(|_| ())
+    }
+
+    /// [`gauss_point_constraint_into`](Self::gauss_point_constraint_into), also
+    /// returning R(ξ̃ₖ)ᵀ and the φⱼ,ξ(ξ̃ₖ)/l (1/m): the position block (rows and
+    /// columns 0–2) of node j's gradient block is exactly their product (φⱼ,ξ/l)·Rᵀ,
+    /// entry by entry, so a cache of the gradient can store Rᵀ once per point
+    /// instead of N blocks.
+    ///
+    /// # Errors
+    /// As [`gauss_point_constraint_into`](Self::gauss_point_constraint_into).
+    #[inline(always)]
+    pub(crate) fn gauss_point_constraint_rt_into<G: LieGroup<T>>(
+        &self,
+        kinematics: &ElementKinematics<T, G, N>,
+        k: usize,
+        out: &mut GaussPointConstraint<T, N>,
+    ) -> Result<(Matrix3<T>, [T; N]), RodError> {
         self.check_index(k)?;
         if kinematics.length() != self.length {
             return Err(RodError::LengthMismatch {
@@ -575,14 +594,14 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         }
         let (phi, dphi_ds) = self.basis[k];
         let p = kinematics.point_with_basis(phi, dphi_ds);
-        let strains = kinematics.strain_gradient_into(&p, &mut out.gradient);
+        let (strains, rt) = kinematics.strain_gradient_into(&p, &mut out.gradient);
         let v = strains.shear - self.rest_shear[k];
         let u = strains.curvature - self.precurvature[k];
         out.xi = self.rule.points()[k];
         out.weight = self.rule.weights()[k];
         out.value = Vector6::new(v.x, v.y, v.z, u.x, u.y, u.z);
         out.compliance = self.compliance[k];
-        Ok(())
+        Ok((rt, dphi_ds))
     }
 
     /// The lumped inertias of the element's nodes for `material` (Section 6.3.6): as

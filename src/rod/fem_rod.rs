@@ -82,6 +82,7 @@
 mod kernels;
 mod projection;
 mod spec;
+mod streaming;
 mod system;
 pub use spec::{FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
 pub use system::ROD_GAUSS_POINT_KIND;
@@ -147,8 +148,16 @@ pub struct FemRod<T: Real, G: LieGroup<T>, const N: usize> {
     points: Vec<GaussPointConstraint<T, N>>,
     /// 𝓜⁻¹ diagonal per node (zero for a fixed node).
     inv_mass: Vec<Vector6<T>>,
-    /// Per node scratch: ∇CᵀΔλ.
+    /// Per node scratch: ∇CᵀΔλ (then 𝓜⁻¹∇CᵀΔλ).
     correction: Vec<Vector6<T>>,
+    /// Whether the banded projection streams ([`STREAMING_BYTES`]).
+    streaming: bool,
+    /// Streaming only: the gradients of all Gauss points, packed, for the back
+    /// substitution's node corrections (empty otherwise).
+    packed: Vec<kernels::PackedGradient<T, N>>,
+    /// Streaming only: the Gauss points of two consecutive elements, element e at
+    /// e mod 2 (the assembly of e's rows needs e − 1's points); empty otherwise.
+    window: Vec<GaussPointConstraint<T, N>>,
     failed_solves: u64,
     solve: RodSolve,
     _group: PhantomData<fn() -> G>,
@@ -216,6 +225,19 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             compliance: Vector6::zeros(),
         };
         let node_count = nodes.len();
+        let band_bytes = matrix.blocks()
+            * (matrix.bandwidth() + 1)
+            * std::mem::size_of::<crate::rod::banded::Block<T>>();
+        let point_bytes = blocks * std::mem::size_of::<GaussPointConstraint<T, N>>();
+        let streaming = band_bytes + point_bytes >= STREAMING_BYTES;
+        let (packed, window) = if streaming {
+            (
+                vec![kernels::PackedGradient::zeros(); blocks],
+                vec![zero_point; 2 * q],
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
         Ok(Self {
             name: name.into(),
             nodes,
@@ -228,6 +250,9 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             points: vec![zero_point; blocks],
             inv_mass: vec![Vector6::zeros(); node_count],
             correction: vec![Vector6::zeros(); node_count],
+            streaming,
+            packed,
+            window,
             failed_solves: 0,
             solve: RodSolve::Banded,
             _group: PhantomData,
@@ -426,29 +451,10 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         }
     }
 
-    /// The block rows e·q … e·q + q − 1 of A (element `e`, [`Self::assemble`]): they
-    /// need the points of elements e − 1 and e. Diagonal blocks get their lower
-    /// triangle only (the Cholesky reads no more).
-    /// On the AVX2 + FMA path when the CPU has it ([`crate::rod::simd`]).
+    /// The block rows e·q … e·q + q − 1 of A (element `e`, [`Self::assemble`]) from
+    /// the cached points.
     #[inline(always)]
     fn assemble_element(&mut self, e: usize, scale: T) {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
-            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
-            return unsafe { self.assemble_element_fma(e, scale) };
-        }
-        self.assemble_element_with::<false>(e, scale);
-    }
-
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    #[target_feature(enable = "avx2,fma")]
-    fn assemble_element_fma(&mut self, e: usize, scale: T) {
-        self.assemble_element_with::<true>(e, scale);
-    }
-
-    /// [`Self::assemble_element`] with fused multiply-adds iff `F`.
-    #[inline(always)]
-    fn assemble_element_with<const F: bool>(&mut self, e: usize, scale: T) {
         let q = self.q;
         let Self {
             matrix,
@@ -456,44 +462,89 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             inv_mass,
             ..
         } = self;
+        let prev = if e > 0 { &points[(e - 1) * q..e * q] } else { &[] };
+        Self::assemble_rows(matrix, inv_mass, &points[e * q..(e + 1) * q], prev, e, scale);
+    }
+
+    /// The block rows e·q … e·q + q − 1 of A (element `e`, [`Self::assemble`]): they
+    /// need the points `cur` of element e and `prev` of element e − 1 (empty for
+    /// e = 0). Diagonal blocks get their lower triangle only (the Cholesky reads no
+    /// more). On the AVX2 + FMA path when the CPU has it ([`crate::rod::simd`]).
+    #[inline(always)]
+    fn assemble_rows(
+        matrix: &mut BlockBandedMatrix<T>,
+        inv_mass: &[Vector6<T>],
+        cur: &[GaussPointConstraint<T, N>],
+        prev: &[GaussPointConstraint<T, N>],
+        e: usize,
+        scale: T,
+    ) {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if crate::rod::simd::fma_enabled() {
+            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
+            return unsafe { Self::assemble_rows_fma(matrix, inv_mass, cur, prev, e, scale) };
+        }
+        Self::assemble_rows_with::<false>(matrix, inv_mass, cur, prev, e, scale);
+    }
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[target_feature(enable = "avx2,fma")]
+    fn assemble_rows_fma(
+        matrix: &mut BlockBandedMatrix<T>,
+        inv_mass: &[Vector6<T>],
+        cur: &[GaussPointConstraint<T, N>],
+        prev: &[GaussPointConstraint<T, N>],
+        e: usize,
+        scale: T,
+    ) {
+        Self::assemble_rows_with::<true>(matrix, inv_mass, cur, prev, e, scale);
+    }
+
+    /// [`Self::assemble_rows`] with fused multiply-adds iff `F`.
+    #[inline(always)]
+    fn assemble_rows_with<const F: bool>(
+        matrix: &mut BlockBandedMatrix<T>,
+        inv_mass: &[Vector6<T>],
+        cur: &[GaussPointConstraint<T, N>],
+        prev: &[GaussPointConstraint<T, N>],
+        e: usize,
+        scale: T,
+    ) {
+        let q = cur.len();
         let first = e * (N - 1);
         let w: [[T; 6]; N] = std::array::from_fn(|j| inv_mass[first + j].into());
         let active: [bool; N] = std::array::from_fn(|j| w[j].iter().any(|x| *x != T::zero()));
-        for r in 0..q {
+        for (r, point) in cur.iter().enumerate() {
             let g = e * q + r;
             // ∇C_gk 𝓜ₖ⁻¹ for the element's nodes k.
             // (Written in place: `array::from_fn` of blocks goes through memcpy.)
             let mut y = [[[T::zero(); 6]; 6]; N];
-            for (yj, (grad, wj)) in y.iter_mut().zip(points[g].gradient.iter().zip(&w)) {
+            for (yj, (grad, wj)) in y.iter_mut().zip(point.gradient.iter().zip(&w)) {
                 kernels::scale_columns_into(yj, &grad.data.0, wj);
             }
             let y_refs: [&kernels::Block6<T>; N] = std::array::from_fn(|j| &y[j]);
-            for r2 in 0..=r {
-                let g2 = e * q + r2;
-                let out = matrix.lower_block_cols_mut(g, g2);
+            for (r2, point2) in cur[..=r].iter().enumerate() {
+                let out = matrix.lower_block_cols_mut(g, e * q + r2);
                 let g2s: [&kernels::Block6<T>; N] =
-                    std::array::from_fn(|j| &points[g2].gradient[j].data.0);
+                    std::array::from_fn(|j| &point2.gradient[j].data.0);
                 if r2 == r {
                     kernels::sum_mul_transpose_lower::<T, F, N>(out, &y_refs, &g2s, &active);
                     for (i, col) in out.iter_mut().enumerate() {
-                        col[i] += points[g].compliance[i] * scale;
+                        col[i] += point.compliance[i] * scale;
                     }
                 } else {
                     kernels::sum_mul_transpose::<T, F, N>(out, &y_refs, &g2s, &active);
                 }
             }
-            if e > 0 {
-                // The shared node: local 0 of e, local N − 1 of e − 1.
-                for r2 in 0..q {
-                    let g2 = (e - 1) * q + r2;
-                    let out = matrix.lower_block_cols_mut(g, g2);
-                    kernels::sum_mul_transpose::<T, F, 1>(
-                        out,
-                        &[&y[0]],
-                        &[&points[g2].gradient[N - 1].data.0],
-                        &[active[0]],
-                    );
-                }
+            // The shared node: local 0 of e, local N − 1 of e − 1.
+            for (r2, point2) in prev.iter().enumerate() {
+                let out = matrix.lower_block_cols_mut(g, (e - 1) * q + r2);
+                kernels::sum_mul_transpose::<T, F, 1>(
+                    out,
+                    &[&y[0]],
+                    &[&point2.gradient[N - 1].data.0],
+                    &[active[0]],
+                );
             }
         }
     }

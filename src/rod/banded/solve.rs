@@ -119,32 +119,6 @@ impl<T: Real> BlockBandedMatrix<T> {
         self.state = State::Factored;
     }
 
-    /// The back substitution Lᵀ x = y of [`solve_in_place`](Self::solve_in_place), for
-    /// a `rhs` that already holds y (every row forward-substituted by
-    /// [`forward_row`](Self::forward_row)).
-    ///
-    /// # Errors
-    /// [`BandedError::NotFactored`] and [`BandedError::LengthMismatch`] as
-    /// [`solve_in_place`](Self::solve_in_place); [`BandedError::NonFiniteVector`] for a
-    /// non-finite entry of x.
-    #[inline(never)]
-    pub(crate) fn back_substitute_in_place(&self, rhs: &mut [T]) -> Result<(), BandedError> {
-        if self.state != State::Factored {
-            return Err(BandedError::NotFactored {
-                operation: "back_substitute_in_place",
-            });
-        }
-        self.check_len("right-hand side", rhs.len())?;
-        self.back_substitute_unchecked(rhs);
-        if let Some(index) = first_non_finite_entry(rhs) {
-            return Err(BandedError::NonFiniteVector {
-                what: "solution",
-                index,
-            });
-        }
-        Ok(())
-    }
-
     /// Block row i of the forward substitution (dispatched as
     /// [`Self::factor_row_unchecked`]).
     #[inline(always)]
@@ -203,24 +177,36 @@ impl<T: Real> BlockBandedMatrix<T> {
 
     /// The back substitution Lᵀ x = y (dispatched as [`Self::factor_row_unchecked`]).
     fn back_substitute_unchecked(&self, rhs: &mut [T]) {
+        self.back_rows(rhs, 0..self.blocks);
+    }
+
+    /// Block rows `rows` of the back substitution Lᵀ x = y, last row first, for a
+    /// factored matrix (or the end of a streaming factorisation): `rhs` holds x in
+    /// the rows after `rows` and y in `rows`, which then hold x. A rod's streaming
+    /// projection solves an element's rows at a time and uses them at once. No
+    /// checks beyond debug assertions; the caller checks the solution is finite.
+    #[inline(never)]
+    pub(crate) fn back_rows(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
+        debug_assert!(self.state == State::Factored && rhs.len() == self.dim());
+        debug_assert!(rows.end <= self.blocks);
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         if crate::rod::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
-            return unsafe { self.back_substitute_fma(rhs) };
+            return unsafe { self.back_rows_fma(rhs, rows) };
         }
-        self.back_substitute_with::<false>(rhs);
+        self.back_rows_with::<false>(rhs, rows);
     }
 
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     #[target_feature(enable = "avx2,fma")]
-    fn back_substitute_fma(&self, rhs: &mut [T]) {
-        self.back_substitute_with::<true>(rhs);
+    fn back_rows_fma(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
+        self.back_rows_with::<true>(rhs, rows);
     }
 
     #[inline(always)]
-    fn back_substitute_with<const F: bool>(&self, rhs: &mut [T]) {
+    fn back_rows_with<const F: bool>(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
         let (n, p) = (self.blocks, self.bandwidth);
-        for i in (0..n).rev() {
+        for i in rows.rev() {
             let mut t = seg(rhs, i);
             for k in i + 1..n.min(i + p + 1) {
                 if self.row_start[k] > i {
