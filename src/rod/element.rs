@@ -566,12 +566,15 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         k: usize,
         out: &mut GaussPointConstraint<T, N>,
     ) -> Result<(), RodError> {
-        self.gauss_point_constraint_rt_into(kinematics, k, out)
-            .map(|_| ())
+        let mut rt = Matrix3::zeros();
+        let mut dphi_ds = [T::zero(); N];
+        self.gauss_point_constraint_rt_into(kinematics, k, out, &mut rt, &mut dphi_ds)
     }
 
     /// [`gauss_point_constraint_into`](Self::gauss_point_constraint_into), also
-    /// returning R(ξ̃ₖ)ᵀ and the φⱼ,ξ(ξ̃ₖ)/l (1/m): the position block (rows and
+    /// writing R(ξ̃ₖ)ᵀ into `rt` and the φⱼ,ξ(ξ̃ₖ)/l (1/m) into `dphi_ds` (out
+    /// parameters: a returned value would be copied through the `Result`): the
+    /// position block (rows and
     /// columns 0–2) of node j's gradient block is exactly their product (φⱼ,ξ/l)·Rᵀ,
     /// entry by entry, so a cache of the gradient can store Rᵀ once per point
     /// instead of N blocks.
@@ -584,7 +587,9 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         kinematics: &ElementKinematics<T, G, N>,
         k: usize,
         out: &mut GaussPointConstraint<T, N>,
-    ) -> Result<(Matrix3<T>, [T; N]), RodError> {
+        rt: &mut Matrix3<T>,
+        dphi_ds: &mut [T; N],
+    ) -> Result<(), RodError> {
         self.check_index(k)?;
         if kinematics.length() != self.length {
             return Err(RodError::LengthMismatch {
@@ -592,16 +597,18 @@ impl<T: Real, const N: usize> RodElement<T, N> {
                 kinematics: kinematics.length().to_f64(),
             });
         }
-        let (phi, dphi_ds) = self.basis[k];
-        let p = kinematics.point_with_basis(phi, dphi_ds);
-        let (strains, rt) = kinematics.strain_gradient_into(&p, &mut out.gradient);
+        let (phi, dphi) = self.basis[k];
+        let p = kinematics.point_with_basis(phi, dphi);
+        let strains;
+        (strains, *rt) = kinematics.strain_gradient_into(&p, &mut out.gradient);
+        *dphi_ds = dphi;
         let v = strains.shear - self.rest_shear[k];
         let u = strains.curvature - self.precurvature[k];
         out.xi = self.rule.points()[k];
         out.weight = self.rule.weights()[k];
         out.value = Vector6::new(v.x, v.y, v.z, u.x, u.y, u.z);
         out.compliance = self.compliance[k];
-        Ok((rt, dphi_ds))
+        Ok(())
     }
 
     /// The lumped inertias of the element's nodes for `material` (Section 6.3.6): as

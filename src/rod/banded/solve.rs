@@ -50,26 +50,25 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// [`Self::factor_row_unchecked`] with fused multiply-adds iff `F`.
     #[inline(always)]
     fn factor_row_with<const F: bool>(&mut self, i: usize) -> Result<(), BandedError> {
-        let p = self.bandwidth;
-        let w = p + 1;
         let tiny = c::<T>(64.0) * T::default_epsilon();
         let lo = self.row_start[i];
-        // Rows before i (read) and row i (written): block (i, j) is cur[j + p − i],
-        // block (j, k) of an earlier row j is prev[j·w + k + p − j].
-        let (prev, rest) = self.band.split_at_mut(i * w);
-        let cur = &mut rest[..w];
+        // Rows before i (read) and row i (written): block (i, j) is cur[j − lo],
+        // block (j, k) of an earlier row j is prev[offset[j] + k − row_start[j]].
+        let (prev, rest) = self.band.split_at_mut(self.offset[i]);
+        let cur = &mut rest[..i - lo + 1];
         for j in lo..i {
-            let (left, at) = cur.split_at_mut(j + p - i);
+            let (left, at) = cur.split_at_mut(j - lo);
             let s = &mut at[0].data.0;
-            let row_j = &prev[j * w..(j + 1) * w];
-            let k0 = lo.max(self.row_start[j]);
-            sub_sum_mul_transpose::<T, F>(s, &left[k0 + p - i..j + p - i], &row_j[k0 + p - j..p]);
-            solve_right_lower_transpose::<T, F>(s, &row_j[p].data.0, &self.inv_diag[j]);
+            let first_j = self.row_start[j];
+            let row_j = &prev[self.offset[j]..self.offset[j + 1]];
+            let k0 = lo.max(first_j);
+            sub_sum_mul_transpose::<T, F>(s, &left[k0 - lo..], &row_j[k0 - first_j..j - first_j]);
+            solve_right_lower_transpose::<T, F>(s, &row_j[j - first_j].data.0, &self.inv_diag[j]);
         }
-        let (left, at) = cur.split_at_mut(p);
+        let (left, at) = cur.split_at_mut(i - lo);
         let s = &mut at[0].data.0;
         let diagonal: [T; B] = std::array::from_fn(|r| s[r][r]);
-        sub_sum_mul_self_transpose_lower::<T, F>(s, &left[lo + p - i..]);
+        sub_sum_mul_self_transpose_lower::<T, F>(s, left);
         self.inv_diag[i] = cholesky_6::<T, F>(s, &diagonal, tiny, i)?;
         Ok(())
     }

@@ -9,9 +9,9 @@
 use crate::lie::Real;
 use crate::rod::banded::Cols;
 use crate::rod::simd::madd;
-use nalgebra::{Matrix3, Matrix6};
 #[cfg(target_arch = "x86_64")]
 use crate::rod::simd_f32;
+use nalgebra::{Matrix3, Matrix6};
 
 /// Columns of one 6×6 gradient block.
 pub(super) type Block6<T> = Cols<T>;
@@ -207,16 +207,20 @@ impl<T: Real, const N: usize> PackedGradient<T, N> {
     }
 
     /// Packs `gradient`, whose position blocks are `dphi_ds[j]`·`rt` (as the element
-    /// computes them).
+    /// computes them), into `self` (in place: no temporary copies).
     #[inline(always)]
-    pub(super) fn pack(gradient: &[Matrix6<T>; N], rt: &Matrix3<T>, dphi_ds: &[T; N]) -> Self {
-        Self {
-            rt: rt.data.0,
-            dphi_ds: *dphi_ds,
-            rotation: std::array::from_fn(|j| {
-                let b = &gradient[j].data.0;
-                [b[3], b[4], b[5]]
-            }),
+    pub(super) fn pack_from(
+        &mut self,
+        gradient: &[Matrix6<T>; N],
+        rt: &Matrix3<T>,
+        dphi_ds: &[T; N],
+    ) {
+        self.rt = rt.data.0;
+        self.dphi_ds = *dphi_ds;
+        for (dst, src) in self.rotation.iter_mut().zip(gradient) {
+            for (d, s) in dst.iter_mut().zip(&src.data.0[3..]) {
+                *d = *s;
+            }
         }
     }
 
