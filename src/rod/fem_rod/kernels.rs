@@ -231,18 +231,17 @@ impl<T: Real, const N: usize> PackedGradient<T, N> {
     pub(super) fn transpose_mul<const F: bool>(&self, j: usize, d: &[T; 6]) -> [T; 6] {
         let s = self.dphi_ds[j];
         let mut out = [T::zero(); 6];
-        for c in 0..3 {
-            let g = &self.rt[c];
+        let (position, rotation) = out.split_at_mut(3);
+        for (o, g) in position.iter_mut().zip(&self.rt) {
             let (g0, g1, g2) = (g[0] * s, g[1] * s, g[2] * s);
-            out[c] = madd::<T, F>(madd::<T, F>(g0 * d[0], g1, d[1]), g2, d[2]);
+            *o = madd::<T, F>(madd::<T, F>(g0 * d[0], g1, d[1]), g2, d[2]);
         }
-        for c in 0..3 {
-            let g = &self.rotation[j][c];
+        for (o, g) in rotation.iter_mut().zip(&self.rotation[j]) {
             let mut acc = g[0] * d[0];
             for r in 1..6 {
                 acc = madd::<T, F>(acc, g[r], d[r]);
             }
-            out[3 + c] = acc;
+            *o = acc;
         }
         out
     }
