@@ -33,10 +33,13 @@
 //! it evaluates the element's points, assembles their block rows (which need the
 //! points of this and the previous element only), factors those rows (which need
 //! only the rows above) and forward-substitutes them, so each element's data is used
-//! while it is in cache; a second pass, backwards, is the back substitution. The
-//! operations, and so the results, are those of assembling everything, then
-//! factoring, then solving, which is what a shorter rod does (faster while
-//! everything is in cache).
+//! while it is in cache. The points themselves are kept for two elements only; what
+//! the node corrections need of their gradients is kept packed (R(ξ)ᵀ once per
+//! point and the rotation columns, 9 + 19N scalars instead of 36N + 16). A second
+//! pass, backwards, back-substitutes element by element and forms the corrections
+//! 𝓜⁻¹∇CᵀΔλ of the element's nodes at once. The operations, and so the results
+//! (bit for bit), are those of assembling everything, then factoring, then solving,
+//! which is what a shorter rod does (faster while everything is in cache).
 //!
 //! The band is given the rod's profile ([`BlockBandedMatrix::set_profile`]): row
 //! e·q + r couples only with the points of elements e − 1 and e, so its first
