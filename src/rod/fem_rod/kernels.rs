@@ -10,7 +10,7 @@ use crate::lie::Real;
 use crate::rod::banded::Cols;
 use crate::rod::simd::madd;
 #[cfg(target_arch = "x86_64")]
-use crate::rod::simd_f32;
+use crate::rod::{simd_f32, simd_f64};
 use nalgebra::{Matrix3, Matrix6};
 
 /// Columns of one 6×6 gradient block.
@@ -67,6 +67,19 @@ fn sum_mul_transpose_half<
                 simd_f32::cols32_mut(out),
                 &y.map(|b| simd_f32::cols32(b)),
                 &g2.map(|b| simd_f32::cols32(b)),
+                active,
+            );
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if F && simd_f64::is_f64::<T>() {
+        // SAFETY: T is f64 (so the casts are identities), and F is only set on the
+        // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        unsafe {
+            return simd_f64::sum_mul_transpose_half::<N, B0>(
+                simd_f64::cols64_mut(out),
+                &y.map(|b| simd_f64::cols64(b)),
+                &g2.map(|b| simd_f64::cols64(b)),
                 active,
             );
         }
