@@ -139,6 +139,57 @@ pub(crate) fn sub_sum_mul_transpose(
     }
 }
 
+/// s −= Σ_k a_k a_kᵀ on the lower triangle, as
+/// `banded::kernels::sub_sum_mul_self_transpose_lower` (the operations of
+/// [`sub_sum_mul_transpose`] with b = a, per entry): columns 0–3 on all six rows,
+/// columns 4–5 on rows 4–5 only (the entries above the diagonal are ignored by the
+/// Cholesky of the diagonal block, which clears them).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn sub_sum_mul_self_transpose_lower(s: &mut Cols64, a: &[SMatrix<f64, 6, 6>]) {
+    for c0 in [0, 2] {
+        let c1 = c0 + 1;
+        let (mut y0, mut y1) = (load(s, c0), load(s, c1));
+        let (mut z0, mut z1) = (zero(), zero());
+        for ak in a {
+            let ak = &ak.data.0;
+            for h in 0..3 {
+                let (t0, t1) = (2 * h, 2 * h + 1);
+                let (a0, a1) = (load(ak, t0), load(ak, t1));
+                y0 = fnmadd(a0, ak[t0][c0], y0);
+                y1 = fnmadd(a0, ak[t0][c1], y1);
+                z0 = fnmadd(a1, ak[t1][c0], z0);
+                z1 = fnmadd(a1, ak[t1][c1], z1);
+            }
+        }
+        store(s, c0, add(y0, z0));
+        store(s, c1, add(y1, z1));
+    }
+    // Rows 4–5 of columns 4 and 5.
+    let low = |b: &Cols64, c: usize| {
+        // SAFETY: rows 4–5 of column c, within its 6 entries.
+        unsafe { _mm_loadu_pd(b[c].as_ptr().add(4)) }
+    };
+    let (mut y0, mut y1) = (low(s, 4), low(s, 5));
+    let (mut z0, mut z1) = (_mm_setzero_pd(), _mm_setzero_pd());
+    for ak in a {
+        let ak = &ak.data.0;
+        for h in 0..3 {
+            let (t0, t1) = (2 * h, 2 * h + 1);
+            let (a0, a1) = (low(ak, t0), low(ak, t1));
+            y0 = _mm_fnmadd_pd(a0, _mm_set1_pd(ak[t0][4]), y0);
+            y1 = _mm_fnmadd_pd(a0, _mm_set1_pd(ak[t0][5]), y1);
+            z0 = _mm_fnmadd_pd(a1, _mm_set1_pd(ak[t1][4]), z0);
+            z1 = _mm_fnmadd_pd(a1, _mm_set1_pd(ak[t1][5]), z1);
+        }
+    }
+    // SAFETY: rows 4–5 of columns 4 and 5.
+    unsafe {
+        _mm_storeu_pd(s[4].as_mut_ptr().add(4), _mm_add_pd(y0, z0));
+        _mm_storeu_pd(s[5].as_mut_ptr().add(4), _mm_add_pd(y1, z1));
+    }
+}
+
 /// Columns `B0..B0 + 3` of Σ_j y_j g2_jᵀ over the active nodes j into `out`
 /// (overwritten), as `fem_rod::kernels::sum_mul_transpose_half` on the FMA path: per
 /// node the rotation columns c = 3–5, then for B0 < 3 the position columns on rows

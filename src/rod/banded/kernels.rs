@@ -178,11 +178,10 @@ pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
     }
     #[cfg(target_arch = "x86_64")]
     if F && is_f64::<T>() {
-        // The whole block on 4 + 2 lanes (rows above the diagonal too: ignored).
         // SAFETY: as in sub_sum_mul_transpose (T is f64, the FMA path).
         unsafe {
             let a = std::slice::from_raw_parts(a.as_ptr().cast(), a.len());
-            return simd_f64::sub_sum_mul_transpose(simd_f64::cols64_mut(s), a, a);
+            return simd_f64::sub_sum_mul_self_transpose_lower(simd_f64::cols64_mut(s), a);
         }
     }
     let [c0, c1, c2, c3, c4, c5] = s;
