@@ -124,6 +124,43 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     pub fn new(nodes: &[Pose<T, G>; N], length: T) -> Result<Self, RodError> {
         let () = LagrangeBasis::<N>::VALID;
         check_length(length)?;
+        let mut kin = Self {
+            nodes: *nodes,
+            length,
+            inv_length: T::one() / length,
+            psi: [Vector3::zeros(); N],
+            gamma_inv: [Matrix3::identity(); N],
+        };
+        kin.relate_nodes()?;
+        Ok(kin)
+    }
+
+    /// [`Self::new`] in place, for the nodal poses `pose(j)` and the rest length of
+    /// `element` (no copy of the kinematics through a returned `Result`). On error
+    /// `self` holds the new poses and stale relative rotations.
+    ///
+    /// # Errors
+    /// As [`Self::new`] (the element checked its length).
+    #[inline(always)]
+    pub(crate) fn set_nodes(
+        &mut self,
+        element: &RodElement<T, N>,
+        pose: impl Fn(usize) -> Pose<T, G>,
+    ) -> Result<(), RodError> {
+        if self.length != element.length {
+            self.length = element.length;
+            self.inv_length = T::one() / element.length;
+        }
+        for (j, node) in self.nodes.iter_mut().enumerate() {
+            *node = pose(j);
+        }
+        self.relate_nodes()
+    }
+
+    /// Checks the nodal poses and sets ψⱼ = Rⱼ ⊟ R₀ and Γ⁻¹(ψⱼ) from them.
+    #[inline(always)]
+    fn relate_nodes(&mut self) -> Result<(), RodError> {
+        let nodes = &self.nodes;
         // One branch for the common case (0·x is NaN only for a NaN or ±∞ x), then
         // the node named.
         let finite = nodes.iter().fold(true, |ok, node| {
@@ -145,19 +182,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
             }
         }
         let r0 = nodes[0].rotation;
-        let mut psi = [Vector3::zeros(); N];
-        let mut gamma_inv = [Matrix3::identity(); N];
         for j in 1..N {
-            psi[j] = nodes[j].rotation.boxminus(&r0);
-            gamma_inv[j] = so3::right_jacobian_inv(&psi[j]);
+            self.psi[j] = self.nodes[j].rotation.boxminus(&r0);
+            self.gamma_inv[j] = so3::right_jacobian_inv(&self.psi[j]);
         }
-        Ok(Self {
-            nodes: *nodes,
-            length,
-            inv_length: T::one() / length,
-            psi,
-            gamma_inv,
-        })
+        Ok(())
     }
 
     /// The nodal poses.

@@ -92,7 +92,7 @@ pub use spec::{FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
 pub use system::ROD_GAUSS_POINT_KIND;
 
 use super::banded::{rod_block_bandwidth, BandedError, BlockBandedMatrix};
-use super::element::{GaussPointConstraint, RodElement};
+use super::element::{ElementKinematics, GaussPointConstraint, RodElement};
 use super::error::RodError;
 use super::material::RodMaterial;
 use crate::lie::real::c;
@@ -154,6 +154,8 @@ pub struct FemRod<T: Real, G: LieGroup<T>, const N: usize> {
     inv_mass: Vec<Vector6<T>>,
     /// Per node scratch: ∇CᵀΔλ (then 𝓜⁻¹∇CᵀΔλ).
     correction: Vec<Vector6<T>>,
+    /// Scratch: the kinematics of the element being evaluated.
+    kinematics: ElementKinematics<T, G, N>,
     /// Whether the banded projection streams ([`STREAMING_BYTES`]).
     streaming: bool,
     /// Streaming only: the gradients of all Gauss points, packed, for the back
@@ -226,6 +228,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             gradient: [Matrix6::zeros(); N],
             compliance: Vector6::zeros(),
         };
+        let kinematics = elements[0].kinematics(&[Pose::identity(); N])?;
         let node_count = nodes.len();
         let band_bytes = matrix.blocks()
             * (matrix.bandwidth() + 1)
@@ -252,6 +255,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             points: vec![zero_point; blocks],
             inv_mass: vec![Vector6::zeros(); node_count],
             correction: vec![Vector6::zeros(); node_count],
+            kinematics,
             streaming,
             packed,
             window,
@@ -422,15 +426,21 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// Evaluates the Gauss-point constraints of element `e` at the bodies' state.
     #[inline(never)]
     fn evaluate_element(&mut self, bodies: &[Body<T, G>], e: usize) -> Result<(), RodError> {
-        let first = e * (N - 1);
-        let element = &self.elements[e];
-        let poses: [Pose<T, G>; N] =
-            std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
-        let kin = element.kinematics(&poses)?;
-        for r in 0..self.q {
-            element.gauss_point_constraint_into(&kin, r, &mut self.points[e * self.q + r])?;
+        self.kinematics(bodies, e)?;
+        let (element, kin, q) = (&self.elements[e], &self.kinematics, self.q);
+        for (r, point) in self.points[e * q..(e + 1) * q].iter_mut().enumerate() {
+            element.gauss_point_constraint_into(kin, r, point)?;
         }
         Ok(())
+    }
+
+    /// The kinematics of element `e` at the bodies' state into the rod's scratch
+    /// `self.kinematics`.
+    #[inline(always)]
+    fn kinematics(&mut self, bodies: &[Body<T, G>], e: usize) -> Result<(), RodError> {
+        let nodes = &self.nodes[e * (N - 1)..e * (N - 1) + N];
+        self.kinematics
+            .set_nodes(&self.elements[e], |j| bodies[nodes[j].0].pose())
     }
 
     /// Evaluates every Gauss-point constraint and the nodal 𝓜⁻¹ at the bodies' state.

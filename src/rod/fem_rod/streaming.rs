@@ -79,17 +79,14 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     #[inline(never)]
     fn evaluate_packed(&mut self, bodies: &[Body<T, G>], e: usize) -> Result<(), RodError> {
         let q = self.q;
-        let first = e * (N - 1);
-        let element = &self.elements[e];
-        let poses: [Pose<T, G>; N] =
-            std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
-        let kin = element.kinematics(&poses)?;
+        self.kinematics(bodies, e)?;
+        let (element, kin) = (&self.elements[e], &self.kinematics);
         let half = &mut self.window[(e % 2) * q..(e % 2 + 1) * q];
         let packed = &mut self.packed[e * q..(e + 1) * q];
         let mut rt = Matrix3::zeros();
         let mut dphi_ds = [T::zero(); N];
         for (r, (point, pg)) in half.iter_mut().zip(packed).enumerate() {
-            element.gauss_point_constraint_rt_into(&kin, r, point, &mut rt, &mut dphi_ds)?;
+            element.gauss_point_constraint_rt_into(kin, r, point, &mut rt, &mut dphi_ds)?;
             pg.pack_from(&point.gradient, &rt, &dphi_ds);
         }
         Ok(())
