@@ -251,3 +251,158 @@ pub(crate) fn solve_right_lower_transpose(s: &mut Cols64, l: &Cols64, inv: &[f64
         store(s, c, v);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each kernel against the generic FMA kernel's operations written out per entry
+    //! (the same fused operations in the same order), bit for bit.
+    use super::*;
+    use nalgebra::Matrix6;
+
+    /// Deterministic values in (−1, 1).
+    struct Values(u64);
+
+    impl Values {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        }
+        fn block(&mut self) -> Cols64 {
+            std::array::from_fn(|_| std::array::from_fn(|_| self.next()))
+        }
+    }
+
+    fn fma_path() -> bool {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+
+    /// y − x·w as the generic kernels' `msub` on the FMA path.
+    fn msub(y: f64, x: f64, w: f64) -> f64 {
+        (-x).mul_add(w, y)
+    }
+
+    fn same(a: f64, b: f64) -> bool {
+        a.to_bits() == b.to_bits()
+    }
+
+    #[test]
+    fn sub_sum_mul_transpose_kernels_match_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(7);
+        for count in 0..4 {
+            let a: Vec<Matrix6<f64>> = (0..count).map(|_| Matrix6::from(v.block())).collect();
+            let b: Vec<Matrix6<f64>> = (0..count).map(|_| Matrix6::from(v.block())).collect();
+            let s0 = v.block();
+            for (other, lower) in [(&b, false), (&a, true)] {
+                let mut expected = s0;
+                for (c, col) in expected.iter_mut().enumerate() {
+                    for (r, x) in col.iter_mut().enumerate() {
+                        let (mut y, mut z) = (*x, 0.0);
+                        for (ak, bk) in a.iter().zip(other.iter()) {
+                            for h in 0..3 {
+                                y = msub(y, ak[(r, 2 * h)], bk[(c, 2 * h)]);
+                                z = msub(z, ak[(r, 2 * h + 1)], bk[(c, 2 * h + 1)]);
+                            }
+                        }
+                        *x = y + z;
+                    }
+                }
+                let mut s = s0;
+                // SAFETY: the CPU has AVX2 and FMA (checked above).
+                unsafe {
+                    if lower {
+                        sub_sum_mul_self_transpose_lower(&mut s, &a);
+                    } else {
+                        sub_sum_mul_transpose(&mut s, &a, other);
+                    }
+                }
+                for c in 0..6 {
+                    for r in 0..6 {
+                        if !lower || r >= c {
+                            assert!(same(s[c][r], expected[c][r]), "{count} {lower} {r} {c}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn solve_right_lower_transpose_matches_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(11);
+        let s0 = v.block();
+        let l = v.block();
+        let inv: [f64; 6] = std::array::from_fn(|_| 1.0 + v.next().abs());
+        let mut expected = s0;
+        for c in 0..6 {
+            let mut x = expected[c];
+            for t in 0..c {
+                for r in 0..6 {
+                    x[r] = msub(x[r], expected[t][r], l[t][c]);
+                }
+            }
+            expected[c] = x.map(|e| e * inv[c]);
+        }
+        let mut s = s0;
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        unsafe { solve_right_lower_transpose(&mut s, &l, &inv) };
+        for c in 0..6 {
+            for r in 0..6 {
+                assert!(same(s[c][r], expected[c][r]), "{r} {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn sum_mul_transpose_half_matches_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(13);
+        // Gradient blocks: position columns zero in rows 3–5.
+        let mut gradient = || {
+            let mut b = v.block();
+            for col in b.iter_mut().take(3) {
+                col[3..].fill(0.0);
+            }
+            b
+        };
+        let y = [gradient(), gradient(), gradient()];
+        let g = [gradient(), gradient(), gradient()];
+        let active = [true, false, true];
+        let expected = |b: usize, r: usize| {
+            let mut acc = 0.0;
+            for j in (0..3).filter(|&j| active[j]) {
+                for c in 3..6 {
+                    acc = y[j][c][r].mul_add(g[j][c][b], acc);
+                }
+                if b < 3 && r < 3 {
+                    for c in 0..3 {
+                        acc = y[j][c][r].mul_add(g[j][c][b], acc);
+                    }
+                }
+            }
+            acc
+        };
+        let mut out = [[f64::NAN; 6]; 6];
+        let (yr, gr) = (y.each_ref(), g.each_ref());
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        unsafe {
+            sum_mul_transpose_half::<3, 0>(&mut out, &yr, &gr, &active);
+            sum_mul_transpose_half::<3, 3>(&mut out, &yr, &gr, &active);
+        }
+        for b in 0..6 {
+            for r in 0..6 {
+                assert!(same(out[b][r], expected(b, r)), "{r} {b}");
+            }
+        }
+    }
+}
