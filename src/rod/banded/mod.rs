@@ -77,10 +77,12 @@
 //!
 //! On x86-64 CPUs with AVX2 and FMA the factorisation and the solves run with fused
 //! multiply-adds (detected at run time, `LIE_XPBD_PORTABLE` forces the portable code),
-//! and in f32 the block products L_ik L_jkᵀ take a 6-row block column as one 8-lane
-//! register (the two spare lanes are computed and never stored): one instruction per
-//! column multiply-add instead of two, which is what makes f32 cheaper than f64 here
-//! (in f64 a column is 4 + 2 lanes either way).
+//! and the block products L_ik L_jkᵀ and triangular solves take a 6-row block column
+//! as registers: in f32 one 8-lane register (the two spare lanes are computed and
+//! never stored), one instruction per column multiply-add, in f64 a 4-lane and a
+//! 2-lane register, two instructions (the compiler leaves the generic f64 code mostly
+//! scalar). Both perform the generic code's fused operations in the same order, so
+//! the results do not change.
 //!
 //! Neither allocates: the band and the 6n reciprocals are allocated by
 //! [`BlockBandedMatrix::new`] (or grown by [`BlockBandedMatrix::reshape`]) and reused
