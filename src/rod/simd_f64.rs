@@ -399,9 +399,9 @@ mod tests {
             sum_mul_transpose_half::<3, 0>(&mut out, &yr, &gr, &active);
             sum_mul_transpose_half::<3, 3>(&mut out, &yr, &gr, &active);
         }
-        for b in 0..6 {
-            for r in 0..6 {
-                assert!(same(out[b][r], expected(b, r)), "{r} {b}");
+        for (b, col) in out.iter().enumerate() {
+            for (r, x) in col.iter().enumerate() {
+                assert!(same(*x, expected(b, r)), "{r} {b}");
             }
         }
     }
