@@ -931,11 +931,25 @@ fn row_profile_skips_only_zero_blocks() {
                 .collect();
             let mut full = BlockBandedMatrix::<f64>::new(n, p).unwrap();
             let mut profiled = BlockBandedMatrix::<f64>::new(n, p).unwrap();
+            // The same profile set at once (the skyline layout a rod uses).
+            let mut at_once = BlockBandedMatrix::<f64>::new(n, p).unwrap();
+            at_once
+                .set_profile(|g| (g / q).saturating_sub(1) * q)
+                .unwrap();
             for g in 0..n {
                 let first = (g / q).saturating_sub(1) * q;
+                // Row by row, each row first narrowed too far, then widened back.
+                profiled.set_row_start(g, g).unwrap();
                 profiled.set_row_start(g, first).unwrap();
                 assert_eq!(profiled.row_start(g), Some(first.max(g.saturating_sub(p))));
+                assert_eq!(at_once.row_start(g), profiled.row_start(g));
             }
+            // Only the profile is stored: q(3q + 1)/2 blocks per element after the
+            // first, whose q rows hold q(q + 1)/2.
+            let stored = (elements - 1) * q * (3 * q + 1) / 2 + q * (q + 1) / 2;
+            assert_eq!(at_once.stored_blocks(), stored);
+            assert_eq!(profiled.stored_blocks(), stored);
+            assert!(full.stored_blocks() > stored || q == 1);
             for g in 0..n {
                 let (e, nodes_g) = (g / q, (g / q) * k..=(g / q) * k + k);
                 for h in (e.saturating_sub(1) * q)..=g {
@@ -953,6 +967,7 @@ fn row_profile_skips_only_zero_blocks() {
                     }
                     full.add_block(g, h, &a).unwrap();
                     profiled.add_block(g, h, &a).unwrap();
+                    at_once.add_block(g, h, &a).unwrap();
                 }
             }
             if q > 1 {
@@ -972,13 +987,31 @@ fn row_profile_skips_only_zero_blocks() {
                 profiled.set_row_start(1, 2),
                 Err(BandedError::UpperBlock { .. })
             ));
+            assert!(matches!(
+                at_once.set_profile(|g| g + 1),
+                Err(BandedError::UpperBlock { row: 0, col: 1 })
+            ));
             let b: Vec<f64> = (0..6 * n).map(|_| rng.sym()).collect();
             let (mut x_full, mut x_prof) = (b.clone(), b.clone());
+            let mut x_once = b.clone();
+            let mut ax = vec![0.0; 6 * n];
+            let mut ax_full = vec![0.0; 6 * n];
+            at_once.mul_vec(&b, &mut ax).unwrap();
+            full.mul_vec(&b, &mut ax_full).unwrap();
+            assert_eq!(ax, ax_full, "k = {k}, q = {q}");
             full.factor().unwrap();
             profiled.factor().unwrap();
+            at_once.factor().unwrap();
             full.solve_in_place(&mut x_full).unwrap();
             profiled.solve_in_place(&mut x_prof).unwrap();
+            at_once.solve_in_place(&mut x_once).unwrap();
             assert_eq!(x_full, x_prof, "k = {k}, q = {q}");
+            assert_eq!(x_full, x_once, "k = {k}, q = {q}");
+            for g in 0..n {
+                for h in profiled.row_start(g).unwrap()..=g {
+                    assert_eq!(full.block(g, h).unwrap(), at_once.block(g, h).unwrap());
+                }
+            }
             assert!(matches!(
                 profiled.set_row_start(1, 0),
                 Err(BandedError::NotAssembling { .. })

@@ -490,6 +490,25 @@ fn rod_step_does_not_allocate() {
     }
 }
 
+/// The same for a rod long enough (400 quadratic elements, 5 MB of band and
+/// Gauss-point cache in f64) to be projected in one streaming pass, with and without
+/// damping.
+#[test]
+fn long_rod_step_does_not_allocate() {
+    for damping in [0.0, DAMPING] {
+        let (mut w, _) =
+            cantilever::<f64, SO3Matrix<f64>, 3>(400, Integration::Reduced, damping, 9.81);
+        for _ in 0..3 {
+            w.step().expect("no divergence");
+        }
+        let before = allocations();
+        for _ in 0..10 {
+            w.step().expect("no divergence");
+        }
+        assert_eq!(allocations() - before, 0, "damping {damping}");
+    }
+}
+
 /// The counter works: a Vec allocation in the measured thread is seen.
 #[test]
 fn counting_allocator_sees_an_allocation() {

@@ -124,6 +124,43 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     pub fn new(nodes: &[Pose<T, G>; N], length: T) -> Result<Self, RodError> {
         let () = LagrangeBasis::<N>::VALID;
         check_length(length)?;
+        let mut kin = Self {
+            nodes: *nodes,
+            length,
+            inv_length: T::one() / length,
+            psi: [Vector3::zeros(); N],
+            gamma_inv: [Matrix3::identity(); N],
+        };
+        kin.relate_nodes()?;
+        Ok(kin)
+    }
+
+    /// [`Self::new`] in place, for the nodal poses `pose(j)` and the rest length of
+    /// `element` (no copy of the kinematics through a returned `Result`). On error
+    /// `self` holds the new poses and stale relative rotations.
+    ///
+    /// # Errors
+    /// As [`Self::new`] (the element checked its length).
+    #[inline(always)]
+    pub(crate) fn set_nodes(
+        &mut self,
+        element: &RodElement<T, N>,
+        pose: impl Fn(usize) -> Pose<T, G>,
+    ) -> Result<(), RodError> {
+        if self.length != element.length {
+            self.length = element.length;
+            self.inv_length = T::one() / element.length;
+        }
+        for (j, node) in self.nodes.iter_mut().enumerate() {
+            *node = pose(j);
+        }
+        self.relate_nodes()
+    }
+
+    /// Checks the nodal poses and sets ψⱼ = Rⱼ ⊟ R₀ and Γ⁻¹(ψⱼ) from them.
+    #[inline(always)]
+    fn relate_nodes(&mut self) -> Result<(), RodError> {
+        let nodes = &self.nodes;
         // One branch for the common case (0·x is NaN only for a NaN or ±∞ x), then
         // the node named.
         let finite = nodes.iter().fold(true, |ok, node| {
@@ -145,19 +182,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
             }
         }
         let r0 = nodes[0].rotation;
-        let mut psi = [Vector3::zeros(); N];
-        let mut gamma_inv = [Matrix3::identity(); N];
         for j in 1..N {
-            psi[j] = nodes[j].rotation.boxminus(&r0);
-            gamma_inv[j] = so3::right_jacobian_inv(&psi[j]);
+            self.psi[j] = self.nodes[j].rotation.boxminus(&r0);
+            self.gamma_inv[j] = so3::right_jacobian_inv(&self.psi[j]);
         }
-        Ok(Self {
-            nodes: *nodes,
-            length,
-            inv_length: T::one() / length,
-            psi,
-            gamma_inv,
-        })
+        Ok(())
     }
 
     /// The nodal poses.
@@ -566,6 +595,30 @@ impl<T: Real, const N: usize> RodElement<T, N> {
         k: usize,
         out: &mut GaussPointConstraint<T, N>,
     ) -> Result<(), RodError> {
+        let mut rt = Matrix3::zeros();
+        let mut dphi_ds = [T::zero(); N];
+        self.gauss_point_constraint_rt_into(kinematics, k, out, &mut rt, &mut dphi_ds)
+    }
+
+    /// [`gauss_point_constraint_into`](Self::gauss_point_constraint_into), also
+    /// writing R(ξ̃ₖ)ᵀ into `rt` and the φⱼ,ξ(ξ̃ₖ)/l (1/m) into `dphi_ds` (out
+    /// parameters: a returned value would be copied through the `Result`): the
+    /// position block (rows and
+    /// columns 0–2) of node j's gradient block is exactly their product (φⱼ,ξ/l)·Rᵀ,
+    /// entry by entry, so a cache of the gradient can store Rᵀ once per point
+    /// instead of N blocks.
+    ///
+    /// # Errors
+    /// As [`gauss_point_constraint_into`](Self::gauss_point_constraint_into).
+    #[inline(always)]
+    pub(crate) fn gauss_point_constraint_rt_into<G: LieGroup<T>>(
+        &self,
+        kinematics: &ElementKinematics<T, G, N>,
+        k: usize,
+        out: &mut GaussPointConstraint<T, N>,
+        rt: &mut Matrix3<T>,
+        dphi_ds: &mut [T; N],
+    ) -> Result<(), RodError> {
         self.check_index(k)?;
         if kinematics.length() != self.length {
             return Err(RodError::LengthMismatch {
@@ -573,9 +626,11 @@ impl<T: Real, const N: usize> RodElement<T, N> {
                 kinematics: kinematics.length().to_f64(),
             });
         }
-        let (phi, dphi_ds) = self.basis[k];
-        let p = kinematics.point_with_basis(phi, dphi_ds);
-        let strains = kinematics.strain_gradient_into(&p, &mut out.gradient);
+        let (phi, dphi) = self.basis[k];
+        let p = kinematics.point_with_basis(phi, dphi);
+        let strains;
+        (strains, *rt) = kinematics.strain_gradient_into(&p, &mut out.gradient);
+        *dphi_ds = dphi;
         let v = strains.shear - self.rest_shear[k];
         let u = strains.curvature - self.precurvature[k];
         out.xi = self.rule.points()[k];

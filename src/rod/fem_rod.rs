@@ -33,15 +33,19 @@
 //! it evaluates the element's points, assembles their block rows (which need the
 //! points of this and the previous element only), factors those rows (which need
 //! only the rows above) and forward-substitutes them, so each element's data is used
-//! while it is in cache; a second pass, backwards, is the back substitution. The
-//! operations, and so the results, are those of assembling everything, then
-//! factoring, then solving, which is what a shorter rod does (faster while
-//! everything is in cache).
+//! while it is in cache. The points themselves are kept for two elements only; what
+//! the node corrections need of their gradients is kept packed (R(ξ)ᵀ once per
+//! point and the rotation columns, 9 + 19N scalars instead of 36N + 16). A second
+//! pass, backwards, back-substitutes element by element and forms the corrections
+//! 𝓜⁻¹∇CᵀΔλ of the element's nodes at once. The operations, and so the results
+//! (bit for bit), are those of assembling everything, then factoring, then solving,
+//! which is what a shorter rod does (faster while everything is in cache).
 //!
-//! The band is given the rod's profile ([`BlockBandedMatrix::set_row_start`]): row
+//! The band is given the rod's profile ([`BlockBandedMatrix::set_profile`]): row
 //! e·q + r couples only with the points of elements e − 1 and e, so its first
-//! non-zero block is in column (e − 1)·q, and the factorisation skips the blocks left
-//! of it (a third of the block products for cubic elements). The assembly uses the
+//! non-zero block is in column (e − 1)·q; only the blocks from there on are stored
+//! (cubic: 15 blocks per element instead of the band's 18), and the factorisation
+//! skips the blocks left of it (a third of the block products for cubic elements). The assembly uses the
 //! structure of a gradient block `[∂C/∂pₖ | D_{Rₖ}C]`: its position columns are zero
 //! in the curvature rows (∂u/∂pₖ = 0), so one product ∇C_gk 𝓜ₖ⁻¹ ∇C_g'kᵀ costs 135
 //! multiply-adds, not 216 (a diagonal block, of which only the lower triangle is
@@ -82,12 +86,13 @@
 mod kernels;
 mod projection;
 mod spec;
+mod streaming;
 mod system;
 pub use spec::{FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
 pub use system::ROD_GAUSS_POINT_KIND;
 
 use super::banded::{rod_block_bandwidth, BandedError, BlockBandedMatrix};
-use super::element::{GaussPointConstraint, RodElement};
+use super::element::{ElementKinematics, GaussPointConstraint, RodElement};
 use super::error::RodError;
 use super::material::RodMaterial;
 use crate::lie::real::c;
@@ -147,8 +152,18 @@ pub struct FemRod<T: Real, G: LieGroup<T>, const N: usize> {
     points: Vec<GaussPointConstraint<T, N>>,
     /// 𝓜⁻¹ diagonal per node (zero for a fixed node).
     inv_mass: Vec<Vector6<T>>,
-    /// Per node scratch: ∇CᵀΔλ.
+    /// Per node scratch: ∇CᵀΔλ (then 𝓜⁻¹∇CᵀΔλ).
     correction: Vec<Vector6<T>>,
+    /// Scratch: the kinematics of the element being evaluated.
+    kinematics: ElementKinematics<T, G, N>,
+    /// Whether the banded projection streams ([`STREAMING_BYTES`]).
+    streaming: bool,
+    /// Streaming only: the gradients of all Gauss points, packed, for the back
+    /// substitution's node corrections (empty otherwise).
+    packed: Vec<kernels::PackedGradient<T, N>>,
+    /// Streaming only: the Gauss points of two consecutive elements, element e at
+    /// e mod 2 (the assembly of e's rows needs e − 1's points); empty otherwise.
+    window: Vec<GaussPointConstraint<T, N>>,
     failed_solves: u64,
     solve: RodSolve,
     _group: PhantomData<fn() -> G>,
@@ -205,9 +220,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         let blocks = elements.len() * q;
         let mut matrix = BlockBandedMatrix::new(blocks, rod_block_bandwidth(q))?;
         // Row e·q + r couples with the points of elements e − 1 and e only.
-        for g in 0..blocks {
-            matrix.set_row_start(g, (g / q).saturating_sub(1) * q)?;
-        }
+        matrix.set_profile(|g| (g / q).saturating_sub(1) * q)?;
         let zero_point = GaussPointConstraint {
             xi: T::zero(),
             weight: T::zero(),
@@ -215,7 +228,21 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             gradient: [Matrix6::zeros(); N],
             compliance: Vector6::zeros(),
         };
+        let kinematics = elements[0].kinematics(&[Pose::identity(); N])?;
         let node_count = nodes.len();
+        let band_bytes = matrix.blocks()
+            * (matrix.bandwidth() + 1)
+            * std::mem::size_of::<crate::rod::banded::Block<T>>();
+        let point_bytes = blocks * std::mem::size_of::<GaussPointConstraint<T, N>>();
+        let streaming = band_bytes + point_bytes >= STREAMING_BYTES;
+        let (packed, window) = if streaming {
+            (
+                vec![kernels::PackedGradient::zeros(); blocks],
+                vec![zero_point; 2 * q],
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
         Ok(Self {
             name: name.into(),
             nodes,
@@ -228,6 +255,10 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             points: vec![zero_point; blocks],
             inv_mass: vec![Vector6::zeros(); node_count],
             correction: vec![Vector6::zeros(); node_count],
+            kinematics,
+            streaming,
+            packed,
+            window,
             failed_solves: 0,
             solve: RodSolve::Banded,
             _group: PhantomData,
@@ -395,15 +426,21 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// Evaluates the Gauss-point constraints of element `e` at the bodies' state.
     #[inline(never)]
     fn evaluate_element(&mut self, bodies: &[Body<T, G>], e: usize) -> Result<(), RodError> {
-        let first = e * (N - 1);
-        let element = &self.elements[e];
-        let poses: [Pose<T, G>; N] =
-            std::array::from_fn(|j| bodies[self.nodes[first + j].0].pose());
-        let kin = element.kinematics(&poses)?;
-        for r in 0..self.q {
-            element.gauss_point_constraint_into(&kin, r, &mut self.points[e * self.q + r])?;
+        self.kinematics(bodies, e)?;
+        let (element, kin, q) = (&self.elements[e], &self.kinematics, self.q);
+        for (r, point) in self.points[e * q..(e + 1) * q].iter_mut().enumerate() {
+            element.gauss_point_constraint_into(kin, r, point)?;
         }
         Ok(())
+    }
+
+    /// The kinematics of element `e` at the bodies' state into the rod's scratch
+    /// `self.kinematics`.
+    #[inline(always)]
+    fn kinematics(&mut self, bodies: &[Body<T, G>], e: usize) -> Result<(), RodError> {
+        let nodes = &self.nodes[e * (N - 1)..e * (N - 1) + N];
+        self.kinematics
+            .set_nodes(&self.elements[e], |j| bodies[nodes[j].0].pose())
     }
 
     /// Evaluates every Gauss-point constraint and the nodal 𝓜⁻¹ at the bodies' state.
@@ -426,29 +463,10 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         }
     }
 
-    /// The block rows e·q … e·q + q − 1 of A (element `e`, [`Self::assemble`]): they
-    /// need the points of elements e − 1 and e. Diagonal blocks get their lower
-    /// triangle only (the Cholesky reads no more).
-    /// On the AVX2 + FMA path when the CPU has it ([`crate::rod::simd`]).
+    /// The block rows e·q … e·q + q − 1 of A (element `e`, [`Self::assemble`]) from
+    /// the cached points.
     #[inline(always)]
     fn assemble_element(&mut self, e: usize, scale: T) {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
-            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
-            return unsafe { self.assemble_element_fma(e, scale) };
-        }
-        self.assemble_element_with::<false>(e, scale);
-    }
-
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    #[target_feature(enable = "avx2,fma")]
-    fn assemble_element_fma(&mut self, e: usize, scale: T) {
-        self.assemble_element_with::<true>(e, scale);
-    }
-
-    /// [`Self::assemble_element`] with fused multiply-adds iff `F`.
-    #[inline(always)]
-    fn assemble_element_with<const F: bool>(&mut self, e: usize, scale: T) {
         let q = self.q;
         let Self {
             matrix,
@@ -456,44 +474,100 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             inv_mass,
             ..
         } = self;
+        let prev = if e > 0 {
+            &points[(e - 1) * q..e * q]
+        } else {
+            &[]
+        };
+        Self::assemble_rows(
+            matrix,
+            inv_mass,
+            &points[e * q..(e + 1) * q],
+            prev,
+            e,
+            scale,
+        );
+    }
+
+    /// The block rows e·q … e·q + q − 1 of A (element `e`, [`Self::assemble`]): they
+    /// need the points `cur` of element e and `prev` of element e − 1 (empty for
+    /// e = 0). Diagonal blocks get their lower triangle only (the Cholesky reads no
+    /// more). On the AVX2 + FMA path when the CPU has it ([`crate::rod::simd`]).
+    #[inline(always)]
+    fn assemble_rows(
+        matrix: &mut BlockBandedMatrix<T>,
+        inv_mass: &[Vector6<T>],
+        cur: &[GaussPointConstraint<T, N>],
+        prev: &[GaussPointConstraint<T, N>],
+        e: usize,
+        scale: T,
+    ) {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if crate::rod::simd::fma_enabled() {
+            // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
+            return unsafe { Self::assemble_rows_fma(matrix, inv_mass, cur, prev, e, scale) };
+        }
+        Self::assemble_rows_with::<false>(matrix, inv_mass, cur, prev, e, scale);
+    }
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[target_feature(enable = "avx2,fma")]
+    fn assemble_rows_fma(
+        matrix: &mut BlockBandedMatrix<T>,
+        inv_mass: &[Vector6<T>],
+        cur: &[GaussPointConstraint<T, N>],
+        prev: &[GaussPointConstraint<T, N>],
+        e: usize,
+        scale: T,
+    ) {
+        Self::assemble_rows_with::<true>(matrix, inv_mass, cur, prev, e, scale);
+    }
+
+    /// [`Self::assemble_rows`] with fused multiply-adds iff `F`.
+    #[inline(always)]
+    fn assemble_rows_with<const F: bool>(
+        matrix: &mut BlockBandedMatrix<T>,
+        inv_mass: &[Vector6<T>],
+        cur: &[GaussPointConstraint<T, N>],
+        prev: &[GaussPointConstraint<T, N>],
+        e: usize,
+        scale: T,
+    ) {
+        let q = cur.len();
         let first = e * (N - 1);
         let w: [[T; 6]; N] = std::array::from_fn(|j| inv_mass[first + j].into());
         let active: [bool; N] = std::array::from_fn(|j| w[j].iter().any(|x| *x != T::zero()));
-        for r in 0..q {
+        for (r, point) in cur.iter().enumerate() {
             let g = e * q + r;
             // ∇C_gk 𝓜ₖ⁻¹ for the element's nodes k.
             // (Written in place: `array::from_fn` of blocks goes through memcpy.)
             let mut y = [[[T::zero(); 6]; 6]; N];
-            for (yj, (grad, wj)) in y.iter_mut().zip(points[g].gradient.iter().zip(&w)) {
+            for (yj, (grad, wj)) in y.iter_mut().zip(point.gradient.iter().zip(&w)) {
                 kernels::scale_columns_into(yj, &grad.data.0, wj);
             }
             let y_refs: [&kernels::Block6<T>; N] = std::array::from_fn(|j| &y[j]);
-            for r2 in 0..=r {
-                let g2 = e * q + r2;
-                let out = matrix.lower_block_cols_mut(g, g2);
+            for (r2, point2) in cur[..=r].iter().enumerate() {
+                let out = matrix.lower_block_cols_mut(g, e * q + r2);
                 let g2s: [&kernels::Block6<T>; N] =
-                    std::array::from_fn(|j| &points[g2].gradient[j].data.0);
+                    std::array::from_fn(|j| &point2.gradient[j].data.0);
                 if r2 == r {
                     kernels::sum_mul_transpose_lower::<T, F, N>(out, &y_refs, &g2s, &active);
                     for (i, col) in out.iter_mut().enumerate() {
-                        col[i] += points[g].compliance[i] * scale;
+                        col[i] += point.compliance[i] * scale;
                     }
                 } else {
                     kernels::sum_mul_transpose::<T, F, N>(out, &y_refs, &g2s, &active);
                 }
             }
-            if e > 0 {
-                // The shared node: local 0 of e, local N − 1 of e − 1.
-                for r2 in 0..q {
-                    let g2 = (e - 1) * q + r2;
-                    let out = matrix.lower_block_cols_mut(g, g2);
-                    kernels::sum_mul_transpose::<T, F, 1>(
-                        out,
-                        &[&y[0]],
-                        &[&points[g2].gradient[N - 1].data.0],
-                        &[active[0]],
-                    );
-                }
+            // The shared node: local 0 of e, local N − 1 of e − 1.
+            for (r2, point2) in prev.iter().enumerate() {
+                let out = matrix.lower_block_cols_mut(g, (e - 1) * q + r2);
+                kernels::sum_mul_transpose::<T, F, 1>(
+                    out,
+                    &[&y[0]],
+                    &[&point2.gradient[N - 1].data.0],
+                    &[active[0]],
+                );
             }
         }
     }

@@ -42,6 +42,8 @@ pub mod rigid_chain;
 mod simd;
 #[cfg(target_arch = "x86_64")]
 mod simd_f32;
+#[cfg(target_arch = "x86_64")]
+mod simd_f64;
 
 pub use basis::LagrangeBasis;
 pub use element::{

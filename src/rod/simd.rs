@@ -7,8 +7,9 @@
 //! multiply-add once instead of twice, so results differ by round-off only. In f32 the
 //! FMA path runs the block products of the factorisation and of the assembly on 8
 //! lanes (`simd_f32`: a 6-row column in one 256-bit register, where the generic code
-//! takes 4 + 2 lanes), with the same fused operations in the same order as the generic
-//! FMA code, so the results do not change. Setting the
+//! takes 4 + 2 lanes), and in f64 on 4 + 2 lanes (`simd_f64`: the compiler leaves
+//! the generic f64 kernels mostly scalar), both with the same fused operations in
+//! the same order as the generic FMA code, so the results do not change. Setting the
 //! environment variable `LIE_XPBD_PORTABLE` (to anything) before the first rod step
 //! forces the portable path, e.g. to run the tests on both.
 

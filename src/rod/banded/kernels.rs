@@ -6,6 +6,8 @@ use crate::lie::Real;
 use crate::rod::simd::msub;
 #[cfg(target_arch = "x86_64")]
 use crate::rod::simd_f32::{self, is_f32};
+#[cfg(target_arch = "x86_64")]
+use crate::rod::simd_f64::{self, is_f64};
 
 /// Block row i of a vector (6 entries).
 #[inline(always)]
@@ -95,6 +97,18 @@ pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
             );
         }
     }
+    #[cfg(target_arch = "x86_64")]
+    if F && is_f64::<T>() {
+        // SAFETY: T is f64 (so the casts are identities), and F is only set on the
+        // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        unsafe {
+            return simd_f64::sub_sum_mul_transpose(
+                simd_f64::cols64_mut(s),
+                std::slice::from_raw_parts(a.as_ptr().cast(), a.len()),
+                std::slice::from_raw_parts(b.as_ptr().cast(), b.len()),
+            );
+        }
+    }
     for pair in 0..B / 2 {
         let (c0, c1) = (2 * pair, 2 * pair + 1);
         let (mut y0, mut y1) = (s[c0], s[c1]);
@@ -162,6 +176,14 @@ pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
             return simd_f32::sub_sum_mul_transpose(simd_f32::cols32_mut(s), a, a);
         }
     }
+    #[cfg(target_arch = "x86_64")]
+    if F && is_f64::<T>() {
+        // SAFETY: as in sub_sum_mul_transpose (T is f64, the FMA path).
+        unsafe {
+            let a = std::slice::from_raw_parts(a.as_ptr().cast(), a.len());
+            return simd_f64::sub_sum_mul_self_transpose_lower(simd_f64::cols64_mut(s), a);
+        }
+    }
     let [c0, c1, c2, c3, c4, c5] = s;
     sub_sum_outer_column::<T, F, 0>(c0, a, 0);
     sub_sum_outer_column::<T, F, 0>(c1, a, 1);
@@ -205,6 +227,17 @@ pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
                 simd_f32::cols32_mut(s),
                 simd_f32::cols32(l),
                 &*(inv as *const [T; B]).cast::<[f32; 6]>(),
+            );
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if F && is_f64::<T>() {
+        // SAFETY: as in sub_sum_mul_transpose (T is f64, the FMA path).
+        unsafe {
+            return simd_f64::solve_right_lower_transpose(
+                simd_f64::cols64_mut(s),
+                simd_f64::cols64(l),
+                &*(inv as *const [T; B]).cast::<[f64; 6]>(),
             );
         }
     }

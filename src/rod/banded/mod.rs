@@ -45,14 +45,20 @@
 //! couples only with the q points of the first element (bandwidth q ≤ 2q − 1), and
 //! likewise a tip constraint placed after the last one, so neither widens the band.
 //! Within the band, row g = e·q + r has structural non-zeros back to column (e − 1)·q,
-//! i.e. q + r blocks; this type stores the full band of width p for every row.
+//! i.e. q + r + 1 blocks with the diagonal, not the p + 1 = 2q of the band: its
+//! profile (envelope). [`BlockBandedMatrix::set_profile`] stores each row from its
+//! first non-zero block on only (a skyline layout), and Cholesky creates no fill
+//! outside the profile, so the factor fits the same storage: per element of a rod
+//! (q rows) q(3q + 1)/2 blocks instead of 2q² (cubic, q = 3: 15 instead of 18;
+//! quadratic: 7 instead of 8; linear: 2, the same).
 //!
 //! # Algorithm and cost
-//! Storage is the lower band only: for each block row i the p + 1 blocks
-//! (i, i − p) … (i, i), as fixed-size `SMatrix<T, 6, 6>` in one flat `Vec` (blocks left
-//! of column 0 in the first rows are unused zeros). [`BlockBandedMatrix::factor`]
-//! overwrites it with the Cholesky factor L (same band: Cholesky creates no fill
-//! outside the band), row by row (left-looking):
+//! Storage is the lower band only: for each block row i its blocks (i, sᵢ) … (i, i)
+//! from its profile start sᵢ (i − p, or 0 in the first rows, unless set), as
+//! fixed-size `SMatrix<T, 6, 6>`, rows one after the other in one flat `Vec`.
+//! [`BlockBandedMatrix::factor`] overwrites it with the Cholesky factor L (same
+//! profile: Cholesky creates no fill left of a row's first non-zero), row by row
+//! (left-looking), shown for the full band:
 //!
 //! ```text
 //! for i = 0 … n−1, for j = max(0, i−p) … i:
@@ -71,10 +77,12 @@
 //!
 //! On x86-64 CPUs with AVX2 and FMA the factorisation and the solves run with fused
 //! multiply-adds (detected at run time, `LIE_XPBD_PORTABLE` forces the portable code),
-//! and in f32 the block products L_ik L_jkᵀ take a 6-row block column as one 8-lane
-//! register (the two spare lanes are computed and never stored): one instruction per
-//! column multiply-add instead of two, which is what makes f32 cheaper than f64 here
-//! (in f64 a column is 4 + 2 lanes either way).
+//! and the block products L_ik L_jkᵀ and triangular solves take a 6-row block column
+//! as registers: in f32 one 8-lane register (the two spare lanes are computed and
+//! never stored), one instruction per column multiply-add, in f64 a 4-lane and a
+//! 2-lane register, two instructions (the compiler leaves the generic f64 code mostly
+//! scalar). Both perform the generic code's fused operations in the same order, so
+//! the results do not change.
 //!
 //! Neither allocates: the band and the 6n reciprocals are allocated by
 //! [`BlockBandedMatrix::new`] (or grown by [`BlockBandedMatrix::reshape`]) and reused
@@ -179,8 +187,11 @@ pub struct BlockBandedMatrix<T: Real> {
     blocks: usize,
     /// Block bandwidth p (≤ n − 1).
     bandwidth: usize,
-    /// Block (i, j), i − p ≤ j ≤ i, at `i·(p + 1) + (p − (i − j))`.
+    /// Block (i, j), `row_start[i]` ≤ j ≤ i, at `offset[i] + j − row_start[i]`.
     band: Vec<Block<T>>,
+    /// Per block row i the index in `band` of its first stored block (n + 1
+    /// entries, the last one the number of stored blocks).
+    offset: Vec<usize>,
     /// Reciprocals of the diagonal entries of L_ii (valid when factored).
     inv_diag: Vec<[T; B]>,
     /// Per block row i the first block column of its profile (i − p unless set by
@@ -194,7 +205,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// bandwidth `bandwidth` (number of non-zero block sub-diagonals; 0 is
     /// block-diagonal, 1 block-tridiagonal; [`rod_block_bandwidth`] for a rod). A
     /// bandwidth above `blocks − 1` is stored as `blocks − 1` (the band is then the
-    /// whole lower triangle). Allocates (p + 1)·n blocks and 6n scalars, once.
+    /// whole lower triangle). Allocates at most (p + 1)·n blocks and 6n scalars, once.
     ///
     /// # Errors
     /// [`BandedError::TooLarge`] if the storage size overflows `usize`.
@@ -203,6 +214,7 @@ impl<T: Real> BlockBandedMatrix<T> {
             blocks: 0,
             bandwidth: 0,
             band: Vec::new(),
+            offset: Vec::new(),
             inv_diag: Vec::new(),
             row_start: Vec::new(),
             state: State::Assembling,
@@ -226,15 +238,39 @@ impl<T: Real> BlockBandedMatrix<T> {
             .ok_or(BandedError::TooLarge { blocks, bandwidth })?;
         self.blocks = blocks;
         self.bandwidth = p;
+        // The band rows are shorter in the first p rows: reserve the full count, so
+        // that no later profile change allocates.
         self.band.clear();
-        self.band.resize(len, Block::zeros());
+        self.band.reserve(len);
         self.inv_diag.clear();
         self.inv_diag.resize(blocks, [T::zero(); B]);
         self.row_start.clear();
         self.row_start
             .extend((0..blocks).map(|i| i.saturating_sub(p)));
+        self.offset.clear();
+        self.offset.reserve(blocks + 1);
+        self.lay_out();
         self.state = State::Assembling;
         Ok(())
+    }
+
+    /// Recomputes `offset` from `row_start` and sizes the band to it, all zero.
+    fn lay_out(&mut self) {
+        self.offset.clear();
+        let mut next = 0;
+        for (i, &first) in self.row_start.iter().enumerate() {
+            self.offset.push(next);
+            next += i - first + 1;
+        }
+        self.offset.push(next);
+        self.band.clear();
+        self.band.resize(next, Block::zeros());
+    }
+
+    /// Number of 6×6 blocks stored: (p + 1)·n − p(p + 1)/2 for the full band, fewer
+    /// with a profile ([`set_profile`](Self::set_profile)).
+    pub fn stored_blocks(&self) -> usize {
+        self.band.len()
     }
 
     /// Sets every block to zero, ready to assemble a new matrix of the same shape (also
@@ -265,9 +301,11 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// (Section 8.2: the factor has the profile of A), so [`factor`](Self::factor)
     /// and the solves skip those blocks: for a rod's Gauss points, row e·q + r needs
     /// only the q + r + 1 blocks from column (e − 1)·q on, not all 2q of the band
-    /// (module docs). Blocks of the row left of `first` are set to zero, and adding to
-    /// them later is an error. Kept by [`reset`](Self::reset), cleared by
-    /// [`reshape`](Self::reshape). No allocation.
+    /// (module docs). Only the row's profile is stored: the blocks of the row left of
+    /// `first` are dropped (adding to them later is an error), blocks newly inside it
+    /// are zero, and the rows after it move, in O(stored blocks) without allocation
+    /// ([`set_profile`](Self::set_profile) sets every row at once). Kept by
+    /// [`reset`](Self::reset), cleared by [`reshape`](Self::reshape).
     ///
     /// # Errors
     /// [`BandedError::OutOfRange`] for row ≥ n; [`BandedError::UpperBlock`] for
@@ -286,11 +324,55 @@ impl<T: Real> BlockBandedMatrix<T> {
             return Err(BandedError::UpperBlock { row, col: first });
         }
         let first = first.max(row.saturating_sub(self.bandwidth));
-        for col in row.saturating_sub(self.bandwidth)..first {
-            let k = self.slot(row, col);
-            self.band[k] = Block::zeros();
+        let old = self.row_start[row];
+        let at = self.offset[row];
+        let len = self.band.len();
+        if first > old {
+            // Drop the row's first first − old blocks, shift the rows after it.
+            let k = first - old;
+            self.band.copy_within(at + k..len, at);
+            self.band.truncate(len - k);
+            for o in &mut self.offset[row + 1..] {
+                *o -= k;
+            }
+        } else if first < old {
+            // Insert old − first zero blocks in front (within the reserved capacity).
+            let k = old - first;
+            self.band.resize(len + k, Block::zeros());
+            self.band.copy_within(at..len, at + k);
+            self.band[at..at + k].fill(Block::zeros());
+            for o in &mut self.offset[row + 1..] {
+                *o += k;
+            }
         }
         self.row_start[row] = first;
+        Ok(())
+    }
+
+    /// Sets the profile of every block row at once, `first(row)` being the first
+    /// block column of block row `row` (as [`set_row_start`](Self::set_row_start),
+    /// clamped to row − p), and lays the storage out for it: each row stored from its
+    /// first column on (module docs), in O(stored blocks) and without allocation. The
+    /// matrix is then zero, ready to assemble. A rod's λ-system: `first(e·q + r)` =
+    /// (e − 1)·q (module docs: the profile of a rod).
+    ///
+    /// # Errors
+    /// [`BandedError::UpperBlock`] if `first(row)` > row for a row;
+    /// [`BandedError::NotAssembling`] after [`factor`](Self::factor). On error the
+    /// matrix is unchanged.
+    pub fn set_profile(&mut self, first: impl Fn(usize) -> usize) -> Result<(), BandedError> {
+        self.require_assembling("set_profile")?;
+        if let Some(row) = (0..self.blocks).find(|&row| first(row) > row) {
+            return Err(BandedError::UpperBlock {
+                row,
+                col: first(row),
+            });
+        }
+        let p = self.bandwidth;
+        for (row, start) in self.row_start.iter_mut().enumerate() {
+            *start = first(row).max(row.saturating_sub(p));
+        }
+        self.lay_out();
         Ok(())
     }
 
@@ -335,10 +417,10 @@ impl<T: Real> BlockBandedMatrix<T> {
         Ok(self.slot(row, col))
     }
 
-    /// Flat index of an in-band block (no checks).
+    /// Flat index of a block in the row's profile (no checks).
     #[inline(always)]
     fn slot(&self, row: usize, col: usize) -> usize {
-        row * (self.bandwidth + 1) + self.bandwidth + col - row
+        self.offset[row] + col - self.row_start[row]
     }
 
     fn require_assembling(&self, operation: &'static str) -> Result<(), BandedError> {
@@ -482,12 +564,12 @@ impl<T: Real> BlockBandedMatrix<T> {
         self.require_assembling("mul_vec")?;
         self.check_len("x", x.len())?;
         self.check_len("y", y.len())?;
-        let (n, p) = (self.blocks, self.bandwidth);
+        let n = self.blocks;
         y.fill(T::zero());
         for i in 0..n {
             let xi = seg(x, i);
             let mut yi = seg(y, i);
-            for j in i.saturating_sub(p)..i {
+            for j in self.row_start[i]..i {
                 let a = &self.band[self.slot(i, j)].data.0;
                 let xj = seg(x, j);
                 let mut yj = seg(y, j);
@@ -576,7 +658,10 @@ mod tests {
                 b.forward_row(&mut y, i);
             }
             b.end_streaming_factor();
-            b.back_substitute_in_place(&mut y).unwrap();
+            // Back substitution in chunks of rows, last first (as a rod's elements).
+            for end in (1..=blocks).rev().step_by(3) {
+                b.back_rows(&mut y, end.saturating_sub(3)..end);
+            }
             assert_eq!(x, y, "{blocks} blocks, bandwidth {bandwidth}");
         }
     }

@@ -50,26 +50,25 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// [`Self::factor_row_unchecked`] with fused multiply-adds iff `F`.
     #[inline(always)]
     fn factor_row_with<const F: bool>(&mut self, i: usize) -> Result<(), BandedError> {
-        let p = self.bandwidth;
-        let w = p + 1;
         let tiny = c::<T>(64.0) * T::default_epsilon();
         let lo = self.row_start[i];
-        // Rows before i (read) and row i (written): block (i, j) is cur[j + p − i],
-        // block (j, k) of an earlier row j is prev[j·w + k + p − j].
-        let (prev, rest) = self.band.split_at_mut(i * w);
-        let cur = &mut rest[..w];
+        // Rows before i (read) and row i (written): block (i, j) is cur[j − lo],
+        // block (j, k) of an earlier row j is prev[offset[j] + k − row_start[j]].
+        let (prev, rest) = self.band.split_at_mut(self.offset[i]);
+        let cur = &mut rest[..i - lo + 1];
         for j in lo..i {
-            let (left, at) = cur.split_at_mut(j + p - i);
+            let (left, at) = cur.split_at_mut(j - lo);
             let s = &mut at[0].data.0;
-            let row_j = &prev[j * w..(j + 1) * w];
-            let k0 = lo.max(self.row_start[j]);
-            sub_sum_mul_transpose::<T, F>(s, &left[k0 + p - i..j + p - i], &row_j[k0 + p - j..p]);
-            solve_right_lower_transpose::<T, F>(s, &row_j[p].data.0, &self.inv_diag[j]);
+            let first_j = self.row_start[j];
+            let row_j = &prev[self.offset[j]..self.offset[j + 1]];
+            let k0 = lo.max(first_j);
+            sub_sum_mul_transpose::<T, F>(s, &left[k0 - lo..], &row_j[k0 - first_j..j - first_j]);
+            solve_right_lower_transpose::<T, F>(s, &row_j[j - first_j].data.0, &self.inv_diag[j]);
         }
-        let (left, at) = cur.split_at_mut(p);
+        let (left, at) = cur.split_at_mut(i - lo);
         let s = &mut at[0].data.0;
         let diagonal: [T; B] = std::array::from_fn(|r| s[r][r]);
-        sub_sum_mul_self_transpose_lower::<T, F>(s, &left[lo + p - i..]);
+        sub_sum_mul_self_transpose_lower::<T, F>(s, left);
         self.inv_diag[i] = cholesky_6::<T, F>(s, &diagonal, tiny, i)?;
         Ok(())
     }
@@ -117,32 +116,6 @@ impl<T: Real> BlockBandedMatrix<T> {
     pub(crate) fn end_streaming_factor(&mut self) {
         debug_assert!(self.state == State::Streaming);
         self.state = State::Factored;
-    }
-
-    /// The back substitution Lᵀ x = y of [`solve_in_place`](Self::solve_in_place), for
-    /// a `rhs` that already holds y (every row forward-substituted by
-    /// [`forward_row`](Self::forward_row)).
-    ///
-    /// # Errors
-    /// [`BandedError::NotFactored`] and [`BandedError::LengthMismatch`] as
-    /// [`solve_in_place`](Self::solve_in_place); [`BandedError::NonFiniteVector`] for a
-    /// non-finite entry of x.
-    #[inline(never)]
-    pub(crate) fn back_substitute_in_place(&self, rhs: &mut [T]) -> Result<(), BandedError> {
-        if self.state != State::Factored {
-            return Err(BandedError::NotFactored {
-                operation: "back_substitute_in_place",
-            });
-        }
-        self.check_len("right-hand side", rhs.len())?;
-        self.back_substitute_unchecked(rhs);
-        if let Some(index) = first_non_finite_entry(rhs) {
-            return Err(BandedError::NonFiniteVector {
-                what: "solution",
-                index,
-            });
-        }
-        Ok(())
     }
 
     /// Block row i of the forward substitution (dispatched as
@@ -203,24 +176,36 @@ impl<T: Real> BlockBandedMatrix<T> {
 
     /// The back substitution Lᵀ x = y (dispatched as [`Self::factor_row_unchecked`]).
     fn back_substitute_unchecked(&self, rhs: &mut [T]) {
+        self.back_rows(rhs, 0..self.blocks);
+    }
+
+    /// Block rows `rows` of the back substitution Lᵀ x = y, last row first, for a
+    /// factored matrix (or the end of a streaming factorisation): `rhs` holds x in
+    /// the rows after `rows` and y in `rows`, which then hold x. A rod's streaming
+    /// projection solves an element's rows at a time and uses them at once. No
+    /// checks beyond debug assertions; the caller checks the solution is finite.
+    #[inline(never)]
+    pub(crate) fn back_rows(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
+        debug_assert!(self.state == State::Factored && rhs.len() == self.dim());
+        debug_assert!(rows.end <= self.blocks);
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         if crate::rod::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
-            return unsafe { self.back_substitute_fma(rhs) };
+            return unsafe { self.back_rows_fma(rhs, rows) };
         }
-        self.back_substitute_with::<false>(rhs);
+        self.back_rows_with::<false>(rhs, rows);
     }
 
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     #[target_feature(enable = "avx2,fma")]
-    fn back_substitute_fma(&self, rhs: &mut [T]) {
-        self.back_substitute_with::<true>(rhs);
+    fn back_rows_fma(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
+        self.back_rows_with::<true>(rhs, rows);
     }
 
     #[inline(always)]
-    fn back_substitute_with<const F: bool>(&self, rhs: &mut [T]) {
+    fn back_rows_with<const F: bool>(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
         let (n, p) = (self.blocks, self.bandwidth);
-        for i in (0..n).rev() {
+        for i in rows.rev() {
             let mut t = seg(rhs, i);
             for k in i + 1..n.min(i + p + 1) {
                 if self.row_start[k] > i {

@@ -30,23 +30,27 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     pub fn strain_gradient(&self, xi: T) -> Result<StrainGradient<T, N>, RodError> {
         let p = self.point(xi)?;
         let mut gradient = [Matrix6::zeros(); N];
-        let strains = self.strain_gradient_into(&p, &mut gradient);
+        let (strains, _) = self.strain_gradient_into(&p, &mut gradient);
         Ok(StrainGradient { strains, gradient })
     }
 
     /// The strains at point `p` and their gradient written into `gradient` (every
-    /// entry: the zero blocks too).
+    /// entry: the zero blocks too), with R(ξ)ᵀ: the position block of node j is
+    /// (φⱼ,ξ/l)·R(ξ)ᵀ, rounded entry by entry.
     #[inline(always)]
     pub(super) fn strain_gradient_into(
         &self,
         p: &Point<T, G, N>,
         gradient: &mut [Matrix6<T>; N],
-    ) -> Strains<T> {
+    ) -> (Strains<T>, Matrix3<T>) {
         let v = p.rotation.act_inv(&self.combine(&p.dphi_ds));
         let rt = p.rotation.to_matrix().transpose();
         let v_hat = hat(&v);
         if N == 2 {
-            return self.linear_strain_gradient_into(p, v, &rt, &v_hat, gradient);
+            return (
+                self.linear_strain_gradient_into(p, v, &rt, &v_hat, gradient),
+                rt,
+            );
         }
         let u = p.gamma * p.theta_prime;
         let m = right_jacobian_derivative_contraction(&p.theta, &p.theta_prime);
@@ -75,10 +79,13 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         for b in gradient.iter_mut() {
             b.fixed_view_mut::<3, 3>(3, 0).fill(T::zero());
         }
-        Strains {
-            shear: v,
-            curvature: u,
-        }
+        (
+            Strains {
+                shear: v,
+                curvature: u,
+            },
+            rt,
+        )
     }
 
     /// [`strain_gradient_into`](Self::strain_gradient_into) of a linear element

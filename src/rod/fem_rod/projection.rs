@@ -1,5 +1,6 @@
 //! The projections of a [`FemRod`]: the banded solve of all its Gauss-point
-//! constraints (Section 8.2, in one streaming pass or in separate passes), the
+//! constraints (Section 8.2, in separate passes; the streaming pass of a long rod is
+//! in `streaming.rs`), the
 //! Gauss-point-at-a-time projection (Figure 11), and the velocity-level damping (4.4).
 
 use super::*;
@@ -44,60 +45,30 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         }
     }
 
-    /// One banded projection (module docs: the solve), in one pass along the rod
-    /// that evaluates, assembles, factors and forward-substitutes element by element
-    /// (each element's data is used while it is in cache), then the back
-    /// substitution and the node corrections. A rod whose band and points fit in
-    /// about an L2 cache runs the same operations in separate passes instead.
+    /// One banded projection (module docs: the solve): in one streaming pass for a
+    /// long rod ([`Self::project_streaming`]), in separate passes while band and
+    /// points fit in about an L2 cache.
     pub(super) fn project_banded(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
-        let band_bytes = self.matrix.blocks()
-            * (self.matrix.bandwidth() + 1)
-            * std::mem::size_of::<crate::rod::banded::Block<T>>();
-        let point_bytes = self.points.len() * std::mem::size_of::<GaussPointConstraint<T, N>>();
-        if band_bytes + point_bytes < STREAMING_BYTES {
-            return self.project_banded_in_passes(bodies, inv_h2);
+        if self.streaming {
+            self.project_streaming(bodies, inv_h2);
+        } else {
+            self.project_banded_in_passes(bodies, inv_h2);
         }
-        self.load_inv_mass(bodies);
-        self.matrix.begin_streaming_factor();
-        let q = self.q;
-        // Σ 0·b: NaN iff an entry of the right-hand side is not finite.
-        let mut rhs_check = T::zero();
-        for e in 0..self.elements.len() {
-            if self.evaluate_element(bodies, e).is_err() {
-                self.failed_solves += 1;
-                return;
-            }
-            self.assemble_element(e, inv_h2);
-            for g in e * q..(e + 1) * q {
-                if self.matrix.factor_row(g).is_err() {
-                    self.failed_solves += 1;
-                    return;
-                }
-                let point = &self.points[g];
-                for i in 0..6 {
-                    let alpha = point.compliance[i] * inv_h2;
-                    let b = -point.value[i] - alpha * self.lambda[6 * g + i];
-                    rhs_check += b * T::zero();
-                    self.rhs[6 * g + i] = b;
-                }
-                self.matrix.forward_row(&mut self.rhs, g);
-            }
-        }
-        self.matrix.end_streaming_factor();
-        if rhs_check != T::zero() || self.matrix.back_substitute_in_place(&mut self.rhs).is_err() {
-            self.failed_solves += 1;
-            return;
-        }
-        self.apply_solution(bodies);
     }
 
     /// λ ← λ + Δλ from the solved `rhs`, and every node moved by its correction
     /// 𝓜⁻¹∇Cᵀ Δλ (57)–(58).
     fn apply_solution(&mut self, bodies: &mut [Body<T, G>]) {
+        self.node_corrections();
+        self.apply_corrections(bodies);
+    }
+
+    /// λ ← λ + Δλ from the solved `rhs`, and every node moved by the correction
+    /// 𝓜⁻¹∇Cᵀ Δλ already in `correction`.
+    pub(super) fn apply_corrections(&mut self, bodies: &mut [Body<T, G>]) {
         for (l, d) in self.lambda.iter_mut().zip(&self.rhs) {
             *l += *d;
         }
-        self.node_corrections();
         for (id, dx) in self.nodes.iter().zip(&self.correction) {
             apply_body_correction(
                 &mut bodies[id.0],

@@ -1,0 +1,408 @@
+//! 4 + 2-lane f64 kernels of the AVX2 + FMA path (private, x86-64): a 6-row block
+//! column of f64 is one 256-bit register (rows 0–3) and one 128-bit register (rows
+//! 4–5), so a column multiply-add is two instructions, where the generic kernels,
+//! which the compiler leaves mostly scalar, need up to six. Each kernel performs,
+//! entry by entry, the same fused operations in the same order as the generic kernel
+//! it replaces on the FMA path, so the results are identical (up to the sign of zero
+//! sums). Only called with `T = f64` ([`is_f64`]) on the FMA path.
+
+use nalgebra::SMatrix;
+use std::arch::x86_64::*;
+
+/// Columns of a 6×6 f64 block, `x[column][row]`.
+pub(crate) type Cols64 = [[f64; 6]; 6];
+
+/// Whether `T` is f64 (then the f64 kernels below apply; folded at compile time).
+#[inline(always)]
+pub(crate) fn is_f64<T: 'static>() -> bool {
+    std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
+}
+
+/// A block of `T` as f64 columns.
+///
+/// # Safety
+/// `T` must be f64 ([`is_f64`]).
+#[inline(always)]
+pub(crate) unsafe fn cols64<T>(b: &[[T; 6]; 6]) -> &Cols64 {
+    debug_assert!(std::mem::size_of::<T>() == 8);
+    // SAFETY: T is f64 (caller).
+    unsafe { &*(b as *const [[T; 6]; 6]).cast::<Cols64>() }
+}
+
+/// A mutable block of `T` as f64 columns.
+///
+/// # Safety
+/// `T` must be f64 ([`is_f64`]).
+#[inline(always)]
+pub(crate) unsafe fn cols64_mut<T>(b: &mut [[T; 6]; 6]) -> &mut Cols64 {
+    debug_assert!(std::mem::size_of::<T>() == 8);
+    // SAFETY: T is f64 (caller).
+    unsafe { &mut *(b as *mut [[T; 6]; 6]).cast::<Cols64>() }
+}
+
+/// A 6-row f64 column in registers: rows 0–3 and rows 4–5.
+#[derive(Clone, Copy)]
+struct Col(__m256d, __m128d);
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn zero() -> Col {
+    Col(_mm256_setzero_pd(), _mm_setzero_pd())
+}
+
+/// Column `c` of a block.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn load(b: &Cols64, c: usize) -> Col {
+    let p = b[c].as_ptr();
+    // SAFETY: rows 0–3 and 4–5 of column c, within the column's 6 entries.
+    unsafe { Col(_mm256_loadu_pd(p), _mm_loadu_pd(p.add(4))) }
+}
+
+/// Stores `v` to column `c` of a block.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn store(b: &mut Cols64, c: usize, v: Col) {
+    let p = b[c].as_mut_ptr();
+    // SAFETY: rows 0–3 and 4–5 of column c, within the column's 6 entries.
+    unsafe {
+        _mm256_storeu_pd(p, v.0);
+        _mm_storeu_pd(p.add(4), v.1);
+    }
+}
+
+/// a·w + y, fused, per row.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn fmadd(a: Col, w: f64, y: Col) -> Col {
+    let w4 = _mm256_set1_pd(w);
+    Col(
+        _mm256_fmadd_pd(a.0, w4, y.0),
+        _mm_fmadd_pd(a.1, _mm256_castpd256_pd128(w4), y.1),
+    )
+}
+
+/// y − a·w, fused, per row.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn fnmadd(a: Col, w: f64, y: Col) -> Col {
+    let w4 = _mm256_set1_pd(w);
+    Col(
+        _mm256_fnmadd_pd(a.0, w4, y.0),
+        _mm_fnmadd_pd(a.1, _mm256_castpd256_pd128(w4), y.1),
+    )
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn add(a: Col, b: Col) -> Col {
+    Col(_mm256_add_pd(a.0, b.0), _mm_add_pd(a.1, b.1))
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn scale(a: Col, w: f64) -> Col {
+    let w4 = _mm256_set1_pd(w);
+    Col(
+        _mm256_mul_pd(a.0, w4),
+        _mm_mul_pd(a.1, _mm256_castpd256_pd128(w4)),
+    )
+}
+
+/// s −= Σ_k a_k b_kᵀ (all 36 entries), as `banded::kernels::sub_sum_mul_transpose`:
+/// per column c of s, y_c loses a_k,t·b_k,ct for even t and z_c (from zero) for odd
+/// t, and s_c = y_c + z_c; two columns at a time.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn sub_sum_mul_transpose(
+    s: &mut Cols64,
+    a: &[SMatrix<f64, 6, 6>],
+    b: &[SMatrix<f64, 6, 6>],
+) {
+    for c0 in [0, 2, 4] {
+        let c1 = c0 + 1;
+        let (mut y0, mut y1) = (load(s, c0), load(s, c1));
+        let (mut z0, mut z1) = (zero(), zero());
+        for (ak, bk) in a.iter().zip(b) {
+            let (ak, bk) = (&ak.data.0, &bk.data.0);
+            for h in 0..3 {
+                let (t0, t1) = (2 * h, 2 * h + 1);
+                let (a0, a1) = (load(ak, t0), load(ak, t1));
+                y0 = fnmadd(a0, bk[t0][c0], y0);
+                y1 = fnmadd(a0, bk[t0][c1], y1);
+                z0 = fnmadd(a1, bk[t1][c0], z0);
+                z1 = fnmadd(a1, bk[t1][c1], z1);
+            }
+        }
+        store(s, c0, add(y0, z0));
+        store(s, c1, add(y1, z1));
+    }
+}
+
+/// s −= Σ_k a_k a_kᵀ on the lower triangle, as
+/// `banded::kernels::sub_sum_mul_self_transpose_lower` (the operations of
+/// [`sub_sum_mul_transpose`] with b = a, per entry): columns 0–3 on all six rows,
+/// columns 4–5 on rows 4–5 only (the entries above the diagonal are ignored by the
+/// Cholesky of the diagonal block, which clears them).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn sub_sum_mul_self_transpose_lower(s: &mut Cols64, a: &[SMatrix<f64, 6, 6>]) {
+    for c0 in [0, 2] {
+        let c1 = c0 + 1;
+        let (mut y0, mut y1) = (load(s, c0), load(s, c1));
+        let (mut z0, mut z1) = (zero(), zero());
+        for ak in a {
+            let ak = &ak.data.0;
+            for h in 0..3 {
+                let (t0, t1) = (2 * h, 2 * h + 1);
+                let (a0, a1) = (load(ak, t0), load(ak, t1));
+                y0 = fnmadd(a0, ak[t0][c0], y0);
+                y1 = fnmadd(a0, ak[t0][c1], y1);
+                z0 = fnmadd(a1, ak[t1][c0], z0);
+                z1 = fnmadd(a1, ak[t1][c1], z1);
+            }
+        }
+        store(s, c0, add(y0, z0));
+        store(s, c1, add(y1, z1));
+    }
+    // Rows 4–5 of columns 4 and 5.
+    let low = |b: &Cols64, c: usize| {
+        // SAFETY: rows 4–5 of column c, within its 6 entries.
+        unsafe { _mm_loadu_pd(b[c].as_ptr().add(4)) }
+    };
+    let (mut y0, mut y1) = (low(s, 4), low(s, 5));
+    let (mut z0, mut z1) = (_mm_setzero_pd(), _mm_setzero_pd());
+    for ak in a {
+        let ak = &ak.data.0;
+        for h in 0..3 {
+            let (t0, t1) = (2 * h, 2 * h + 1);
+            let (a0, a1) = (low(ak, t0), low(ak, t1));
+            y0 = _mm_fnmadd_pd(a0, _mm_set1_pd(ak[t0][4]), y0);
+            y1 = _mm_fnmadd_pd(a0, _mm_set1_pd(ak[t0][5]), y1);
+            z0 = _mm_fnmadd_pd(a1, _mm_set1_pd(ak[t1][4]), z0);
+            z1 = _mm_fnmadd_pd(a1, _mm_set1_pd(ak[t1][5]), z1);
+        }
+    }
+    // SAFETY: rows 4–5 of columns 4 and 5.
+    unsafe {
+        _mm_storeu_pd(s[4].as_mut_ptr().add(4), _mm_add_pd(y0, z0));
+        _mm_storeu_pd(s[5].as_mut_ptr().add(4), _mm_add_pd(y1, z1));
+    }
+}
+
+/// Columns `B0..B0 + 3` of Σ_j y_j g2_jᵀ over the active nodes j into `out`
+/// (overwritten), as `fem_rod::kernels::sum_mul_transpose_half` on the FMA path: per
+/// node the rotation columns c = 3–5, then for B0 < 3 the position columns on rows
+/// 0–3 (row 3 of a position column is zero, so it adds nothing). Rows above `START`
+/// of the generic kernel (upper-triangle entries of a diagonal block, unused) are
+/// summed too.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn sum_mul_transpose_half<const N: usize, const B0: usize>(
+    out: &mut Cols64,
+    y: &[&Cols64; N],
+    g2: &[&Cols64; N],
+    active: &[bool; N],
+) {
+    let mut acc = [zero(); 3];
+    for j in 0..N {
+        if !active[j] {
+            continue;
+        }
+        let (yj, gj) = (y[j], g2[j]);
+        for (c, gc) in gj.iter().enumerate().skip(3) {
+            let yc = load(yj, c);
+            for (i, a) in acc.iter_mut().enumerate() {
+                *a = fmadd(yc, gc[B0 + i], *a);
+            }
+        }
+        if B0 < 3 {
+            // The position columns touch rows 0–2 only: rows 0–3 of the accumulators
+            // (row 3 gains y_c3·w = 0).
+            for (c, gc) in gj.iter().enumerate().take(3) {
+                // SAFETY: rows 0–3 of column c, within its 6 entries.
+                let yc = unsafe { _mm256_loadu_pd(yj[c].as_ptr()) };
+                for (i, a) in acc.iter_mut().enumerate() {
+                    a.0 = _mm256_fmadd_pd(yc, _mm256_set1_pd(gc[B0 + i]), a.0);
+                }
+            }
+        }
+    }
+    for (i, a) in acc.into_iter().enumerate() {
+        store(out, B0 + i, a);
+    }
+}
+
+/// s ← s l⁻ᵀ for lower-triangular l with reciprocal diagonal `inv`, as
+/// `banded::kernels::solve_right_lower_transpose`: column c is
+/// (s_c − Σ_{t<c} x_t l_ct)·inv_c, the columns held in registers until all are solved.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn solve_right_lower_transpose(s: &mut Cols64, l: &Cols64, inv: &[f64; 6]) {
+    let mut x = [zero(); 6];
+    for c in 0..6 {
+        let mut v = load(s, c);
+        for t in 0..c {
+            v = fnmadd(x[t], l[t][c], v);
+        }
+        x[c] = scale(v, inv[c]);
+    }
+    for (c, v) in x.into_iter().enumerate() {
+        store(s, c, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each kernel against the generic FMA kernel's operations written out per entry
+    //! (the same fused operations in the same order), bit for bit.
+    use super::*;
+    use nalgebra::Matrix6;
+
+    /// Deterministic values in (−1, 1).
+    struct Values(u64);
+
+    impl Values {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        }
+        fn block(&mut self) -> Cols64 {
+            std::array::from_fn(|_| std::array::from_fn(|_| self.next()))
+        }
+    }
+
+    fn fma_path() -> bool {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+
+    /// y − x·w as the generic kernels' `msub` on the FMA path.
+    fn msub(y: f64, x: f64, w: f64) -> f64 {
+        (-x).mul_add(w, y)
+    }
+
+    fn same(a: f64, b: f64) -> bool {
+        a.to_bits() == b.to_bits()
+    }
+
+    #[test]
+    fn sub_sum_mul_transpose_kernels_match_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(7);
+        for count in 0..4 {
+            let a: Vec<Matrix6<f64>> = (0..count).map(|_| Matrix6::from(v.block())).collect();
+            let b: Vec<Matrix6<f64>> = (0..count).map(|_| Matrix6::from(v.block())).collect();
+            let s0 = v.block();
+            for (other, lower) in [(&b, false), (&a, true)] {
+                let mut expected = s0;
+                for (c, col) in expected.iter_mut().enumerate() {
+                    for (r, x) in col.iter_mut().enumerate() {
+                        let (mut y, mut z) = (*x, 0.0);
+                        for (ak, bk) in a.iter().zip(other.iter()) {
+                            for h in 0..3 {
+                                y = msub(y, ak[(r, 2 * h)], bk[(c, 2 * h)]);
+                                z = msub(z, ak[(r, 2 * h + 1)], bk[(c, 2 * h + 1)]);
+                            }
+                        }
+                        *x = y + z;
+                    }
+                }
+                let mut s = s0;
+                // SAFETY: the CPU has AVX2 and FMA (checked above).
+                unsafe {
+                    if lower {
+                        sub_sum_mul_self_transpose_lower(&mut s, &a);
+                    } else {
+                        sub_sum_mul_transpose(&mut s, &a, other);
+                    }
+                }
+                for c in 0..6 {
+                    for r in 0..6 {
+                        if !lower || r >= c {
+                            assert!(same(s[c][r], expected[c][r]), "{count} {lower} {r} {c}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn solve_right_lower_transpose_matches_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(11);
+        let s0 = v.block();
+        let l = v.block();
+        let inv: [f64; 6] = std::array::from_fn(|_| 1.0 + v.next().abs());
+        let mut expected = s0;
+        for c in 0..6 {
+            let mut x = expected[c];
+            for t in 0..c {
+                for r in 0..6 {
+                    x[r] = msub(x[r], expected[t][r], l[t][c]);
+                }
+            }
+            expected[c] = x.map(|e| e * inv[c]);
+        }
+        let mut s = s0;
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        unsafe { solve_right_lower_transpose(&mut s, &l, &inv) };
+        for c in 0..6 {
+            for r in 0..6 {
+                assert!(same(s[c][r], expected[c][r]), "{r} {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn sum_mul_transpose_half_matches_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(13);
+        // Gradient blocks: position columns zero in rows 3–5.
+        let mut gradient = || {
+            let mut b = v.block();
+            for col in b.iter_mut().take(3) {
+                col[3..].fill(0.0);
+            }
+            b
+        };
+        let y = [gradient(), gradient(), gradient()];
+        let g = [gradient(), gradient(), gradient()];
+        let active = [true, false, true];
+        let expected = |b: usize, r: usize| {
+            let mut acc = 0.0;
+            for j in (0..3).filter(|&j| active[j]) {
+                for c in 3..6 {
+                    acc = y[j][c][r].mul_add(g[j][c][b], acc);
+                }
+                if b < 3 && r < 3 {
+                    for c in 0..3 {
+                        acc = y[j][c][r].mul_add(g[j][c][b], acc);
+                    }
+                }
+            }
+            acc
+        };
+        let mut out = [[f64::NAN; 6]; 6];
+        let (yr, gr) = (y.each_ref(), g.each_ref());
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        unsafe {
+            sum_mul_transpose_half::<3, 0>(&mut out, &yr, &gr, &active);
+            sum_mul_transpose_half::<3, 3>(&mut out, &yr, &gr, &active);
+        }
+        for (b, col) in out.iter().enumerate() {
+            for (r, x) in col.iter().enumerate() {
+                assert!(same(*x, expected(b, r)), "{r} {b}");
+            }
+        }
+    }
+}
