@@ -395,6 +395,57 @@ impl<T: Real, G: LieGroup<T>, K: JointKind> Constraint<T, G> for VectorJoint<T, 
         true
     }
 
+    /// [`Constraint::evaluate`] into a buffer on the stack followed by the world's block
+    /// solve of its [`JointKind::DIM`] rows and [`JointKind::LAYOUT`], inlined into one
+    /// function per joint kind: the gradient entries go from the kinematics to the
+    /// assembly of A without a round trip through memory, and entries no row uses are
+    /// never formed. Same arithmetic as the world's path, so the same result. `None`
+    /// (the world's path) if a body id is not in `bodies` or fewer than
+    /// [`JointKind::DIM`] compliances or multipliers are given.
+    fn project_block_fused(
+        &self,
+        bodies: &mut [Body<T, G>],
+        compliance: &[T],
+        inv_h2: T,
+        lambda: &mut [T],
+    ) -> Option<bool> {
+        let ids = self.attachments.bodies();
+        let dx = {
+            let [b1, b2] = self.attachments.side_bodies(bodies)?;
+            // 𝓜⁻¹ diagonal of a side that is a dynamic body.
+            let inv_mass =
+                |b: Option<&Body<T, G>>| b.filter(|b| !b.is_fixed()).map(Body::inv_mass_diag);
+            let w = [inv_mass(b1), inv_mass(b2)];
+            if w.iter().all(Option::is_none) {
+                return Some(true);
+            }
+            let mut eval = ConstraintEval::default();
+            self.write_rows(b1, b2, Sink::Eval(&mut eval));
+            match crate::xpbd::world::block_corrections(
+                K::DIM,
+                K::LAYOUT,
+                &eval,
+                &w,
+                compliance.get(..K::DIM)?,
+                inv_h2,
+                lambda.get_mut(..K::DIM)?,
+            ) {
+                Some(dx) => (dx, w.map(|w| w.is_some())),
+                None => return Some(false),
+            }
+        };
+        let (dx, dynamic) = dx;
+        for ((id, d), dynamic) in ids.iter().zip(dx.iter()).zip(dynamic) {
+            if let (Some(BodyId(b)), true) = (id, dynamic) {
+                bodies[*b].apply_correction(
+                    &Vector3::new(d[0], d[1], d[2]),
+                    &Vector3::new(d[3], d[4], d[5]),
+                );
+            }
+        }
+        Some(true)
+    }
+
     /// True: [`JointKind::write`] pushes all [`JointKind::DIM`] rows, and
     /// [`JointRows::push`] writes every column of a pushed row for each side that is a
     /// body.

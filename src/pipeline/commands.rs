@@ -388,6 +388,14 @@ pub fn sweep_command(
                         .map_or("n/a".into(), |m| format!("{m:.3e}"))
                 );
             }
+            Err(RunError::NotStarted) => {
+                errln!(
+                    "{} [{}]: not started (interrupted), no folder created",
+                    r.dir.display(),
+                    label.join(" ")
+                );
+                code = more_serious(code, RunError::NotStarted.exit_code());
+            }
             Err(e) => {
                 errln!("{} [{}]: error: {e}", r.dir.display(), label.join(" "));
                 code = more_serious(code, e.exit_code());

@@ -230,6 +230,10 @@ pub enum RunError {
         /// The run's summary.
         summary: Box<RunSummary>,
     },
+    /// An interrupt came before the run started (a sweep's later runs): nothing was
+    /// run and no folder was created (exit code 130).
+    #[error("not started: interrupted before this run began (no folder created)")]
+    NotStarted,
 }
 
 impl RunError {
@@ -238,6 +242,7 @@ impl RunError {
         match self {
             RunError::Scene(_) | RunError::OutputDir(_) => 2,
             RunError::Write { .. } => 1,
+            RunError::NotStarted => 130,
         }
     }
 }
@@ -669,9 +674,9 @@ fn warnings(scene: &Scene, opts: &RunOptions, s: &RunSummary, stats: &RunStats) 
             "try a smaller solver.dt or more solver.substeps"
         };
         w.push(format!(
-            "the total energy rose by {gain:.3e} J ({:.2}% of the {:.4} J available above the lowest configuration reached); backward Euler only removes energy, so the run is dominated by round-off or instability. It used {}; {hint}",
-            100.0 * gain / s.energy_available_j,
-            s.energy_available_j,
+            "the total energy rose by {gain:.3e} J ({}% of the {} J available above the lowest configuration reached); backward Euler only removes energy, so the run is dominated by round-off or instability. It used {}; {hint}",
+            report::sig(100.0 * gain / s.energy_available_j),
+            report::sig(s.energy_available_j),
             changed(scene, opts)
         ));
     }

@@ -18,7 +18,7 @@ use crate::sim::{Rotation, Scalar};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use thiserror::Error;
 
 /// Largest number of runs one sweep may plan (a guard against a typo such as a
@@ -288,8 +288,11 @@ pub fn emit_jobs(
 /// Runs every planned run in parallel (rayon; at most `threads` at once, 0 = one per
 /// core). `progress(index)` gives each run its progress callback.
 ///
-/// Each run writes its own folder; a failing run does not stop the others. Returns the
-/// outcome of every run, in index order.
+/// Each run writes its own folder; a failing run does not stop the others. Once
+/// `interrupt` is set, the runs under way stop after their current step (their
+/// folders hold the steps taken) and the runs not yet begun are not started: they
+/// create no folder and come back as [`RunError::NotStarted`]. Returns the outcome of
+/// every run, in index order.
 pub fn run_all(
     runs: &[(SweepRun, Scene)],
     rotation: Rotation,
@@ -301,6 +304,9 @@ pub fn run_all(
     let work = || {
         runs.par_iter()
             .map(|(r, scene)| {
+                if interrupt.load(Ordering::SeqCst) {
+                    return Err(RunError::NotStarted);
+                }
                 let opts = RunOptions {
                     rotation,
                     scalar,
@@ -562,6 +568,26 @@ mod tests {
         assert!(parse_axis("solver.dt").is_err());
         assert!(parse_axis("solver.dt=1,").is_err());
         assert!(parse_axis("=1").is_err());
+    }
+
+    /// Review finding: after Ctrl-C, a sweep still created folders (with empty,
+    /// interrupted runs) for the runs it had not begun.
+    #[test]
+    fn runs_not_begun_before_an_interrupt_create_no_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let scene = crate::scenes::builtin("pendulum").unwrap().unwrap();
+        let axes = [parse_axis("solver.dt=1e-3,2e-3").unwrap()];
+        let runs = plan(&scene, &axes, dir.path()).unwrap();
+        let interrupt = AtomicBool::new(true);
+        let results = run_all(&runs, Rotation::Matrix, Scalar::F64, 1, &interrupt, &|_| {
+            None
+        });
+        assert_eq!(results.len(), 2);
+        for ((r, _), res) in runs.iter().zip(&results) {
+            assert!(matches!(res, Err(RunError::NotStarted)), "{res:?}");
+            assert_eq!(res.as_ref().unwrap_err().exit_code(), 130);
+            assert!(!r.dir.exists(), "{} was created", r.dir.display());
+        }
     }
 
     #[test]

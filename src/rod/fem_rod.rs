@@ -97,7 +97,7 @@ use super::error::RodError;
 use super::material::RodMaterial;
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Pose, Real};
-use crate::xpbd::{apply_body_correction, Body, BodyId, System, World};
+use crate::xpbd::{apply_body_correction, apply_last_body_correction, Body, BodyId, System, World};
 use nalgebra::{Matrix6, SVector, Vector3, Vector6};
 use std::marker::PhantomData;
 

@@ -170,3 +170,160 @@ pub(crate) unsafe fn solve_right_lower_transpose(s: &mut Cols32, l: &Cols32, inv
         unsafe { store_col(s, c, v, true) };
     }
 }
+
+/// In-place Cholesky of the lower triangle of a 6×6 block, as
+/// `banded::kernels::cholesky_6` on the FMA path: column c is
+/// y = s_c − Σ_{t<c} L_t·L_ct (fused, t in order, on all eight lanes: the rows above
+/// the diagonal are cleared afterwards), the pivot is d = y_c, and the column becomes
+/// (0, …, 0, √d, y_{c+1}·(1/√d), …). Returns the reciprocals 1/√d of the diagonal,
+/// or the first column whose pivot is not finite or not above `tiny`·|`diagonal`_c|,
+/// with that pivot (the columns before it factored and stored, the rest untouched, as
+/// the generic kernel leaves them).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn cholesky_6(
+    s: &mut Cols32,
+    diagonal: &[f32; 6],
+    tiny: f32,
+) -> Result<[f32; 6], (usize, f32)> {
+    let mut inv = [0.0; 6];
+    let mut x = [_mm256_setzero_ps(); 6];
+    let index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    // One column, `$c` a literal (constant loop bounds: x stays in registers).
+    macro_rules! column {
+        ($c:literal) => {{
+            let c: usize = $c;
+            // SAFETY: in-block load (load_col).
+            let mut v = unsafe { load_col(s, c) };
+            for t in 0..c {
+                v = _mm256_fnmadd_ps(x[t], _mm256_set1_ps(s[t][c]), v);
+            }
+            let k = _mm256_set1_epi32($c);
+            let d = _mm256_cvtss_f32(_mm256_permutevar8x32_ps(v, k));
+            if !d.is_finite() || d <= tiny * diagonal[c].abs() {
+                return Err((c, d));
+            }
+            let l = d.sqrt();
+            inv[c] = 1.0 / l;
+            let y = _mm256_mul_ps(v, _mm256_set1_ps(inv[c]));
+            // Rows below the diagonal scaled, the diagonal √d, rows above it +0.
+            let below = _mm256_and_ps(y, _mm256_castsi256_ps(_mm256_cmpgt_epi32(index, k)));
+            let diagonal_lane = _mm256_castsi256_ps(_mm256_cmpeq_epi32(index, k));
+            x[c] = _mm256_blendv_ps(below, _mm256_set1_ps(l), diagonal_lane);
+            // SAFETY: in-block store of rows 0–5 (no spill: column c + 1 is not yet
+            // read).
+            unsafe { store_col(s, c, x[c], false) };
+        }};
+    }
+    column!(0);
+    column!(1);
+    column!(2);
+    column!(3);
+    column!(4);
+    column!(5);
+    Ok(inv)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each kernel against the generic FMA kernel's operations written out per entry
+    //! (the same fused operations in the same order), bit for bit.
+    use super::*;
+    use nalgebra::Matrix6;
+
+    /// Deterministic values in (−1, 1).
+    struct Values(u64);
+
+    impl Values {
+        fn next(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        }
+        fn block(&mut self) -> Cols32 {
+            std::array::from_fn(|_| std::array::from_fn(|_| self.next()))
+        }
+    }
+
+    fn fma_path() -> bool {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+
+    /// y − x·w as the generic kernels' `msub` on the FMA path.
+    fn msub(y: f32, x: f32, w: f32) -> f32 {
+        (-x).mul_add(w, y)
+    }
+
+    fn same(a: f32, b: f32) -> bool {
+        a.to_bits() == b.to_bits()
+    }
+
+    /// The generic FMA Cholesky of a 6×6 block, per entry (`banded::kernels`).
+    fn cholesky_expected(s0: &Cols32, tiny: f32) -> Result<(Cols32, [f32; 6]), (usize, f32)> {
+        let mut s = *s0;
+        let mut inv = [0.0; 6];
+        for c in 0..6 {
+            let mut y = s[c];
+            for st in &s[..c] {
+                let w = st[c];
+                for r in c..6 {
+                    y[r] = msub(y[r], st[r], w);
+                }
+            }
+            let d = y[c];
+            if !d.is_finite() || d <= tiny * s0[c][c].abs() {
+                return Err((c, d));
+            }
+            let l = d.sqrt();
+            inv[c] = 1.0 / l;
+            y[..c].fill(0.0);
+            y[c] = l;
+            for v in &mut y[c + 1..] {
+                *v *= inv[c];
+            }
+            s[c] = y;
+        }
+        Ok((s, inv))
+    }
+
+    #[test]
+    fn cholesky_6_matches_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(17);
+        let tiny = 64.0 * f32::EPSILON;
+        for case in 0..8 {
+            // A = M Mᵀ + shift·𝟙 (positive definite for case < 6), lower triangle;
+            // case 6 indefinite, case 7 with a NaN.
+            let m = Matrix6::from(v.block());
+            let shift = if case == 6 { -3.0 } else { 0.1 };
+            let mut a = (m * m.transpose() + Matrix6::identity() * shift).data.0;
+            if case == 7 {
+                a[3][4] = f32::NAN;
+            }
+            let diagonal = std::array::from_fn(|r| a[r][r]);
+            let expected = cholesky_expected(&a, tiny);
+            let mut s = a;
+            // SAFETY: the CPU has AVX2 and FMA (checked above).
+            let got = unsafe { cholesky_6(&mut s, &diagonal, tiny) };
+            match (expected, got) {
+                (Ok((e, ei)), Ok(gi)) => {
+                    for c in 0..6 {
+                        assert!(same(ei[c], gi[c]), "{case} {c}");
+                        for r in 0..6 {
+                            assert!(same(s[c][r], e[c][r]), "{case} {r} {c}");
+                        }
+                    }
+                }
+                (Err((ec, ed)), Err((gc, gd))) => {
+                    assert_eq!(ec, gc, "{case}");
+                    assert!(same(ed, gd) || (ed.is_nan() && gd.is_nan()), "{case}");
+                }
+                (e, g) => panic!("{case}: {e:?} against {g:?}"),
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@
 use super::error::XpbdError;
 use crate::lie::real::unit_quaternion_f64;
 use crate::lie::{LieGroup, Real};
-use nalgebra::{UnitQuaternion, Vector3};
+use nalgebra::{SVector, UnitQuaternion, Vector3};
 
 mod step;
 
@@ -281,6 +281,15 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     #[inline]
     pub fn inv_inertia(&self) -> Vector3<T> {
         self.inv_inertia
+    }
+
+    /// 𝓜⁻¹ diagonal as a 6-vector: (1/m, 1/m, 1/m, 𝓘⁻¹ diagonal), position part in
+    /// 1/kg (world frame), orientation part in 1/(kg·m²) (body frame); zero for a fixed
+    /// body.
+    #[inline]
+    pub fn inv_mass_diag(&self) -> SVector<T, 6> {
+        let (m, i) = (self.inv_mass, self.inv_inertia);
+        SVector::<T, 6>::from([m, m, m, i.x, i.y, i.z])
     }
 
     /// Kinetic energy ½m|v|² + ½ωᵀ𝓘ω, J (0 for a fixed body).

@@ -130,6 +130,31 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
         false
     }
 
+    /// The block projection (124) of this constraint, done by the constraint itself
+    /// (evaluation, assembly of A = Σ∇C𝓜⁻¹∇Cᵀ + α̃, LDLᵀ solve and corrections in one
+    /// inlined pass, without the world's evaluation buffer), or `None` (the default) to
+    /// let the world evaluate it ([`Constraint::evaluate`]) and solve.
+    ///
+    /// `bodies` is the world's body list (indexed by [`BodyId`]), `compliance` the α of
+    /// the [`Constraint::dim`] rows (as [`Constraint::compliance`]), `inv_h2` = 1/h²
+    /// (1/s²), `lambda` the rows' accumulated multipliers of the substep. An
+    /// implementation solves `[Σ_b ∇C_b 𝓜_b⁻¹ ∇C_bᵀ + α̃] Δλ = −C − α̃λ`
+    /// (α̃ = α/h²) over the sides that name a dynamic body, adds Δλ to `lambda` and
+    /// applies Δx_b = 𝓜_b⁻¹∇C_bᵀΔλ to those bodies (R ⊞ δθ, (58)); it returns
+    /// `Some(true)`, or `Some(false)` with nothing changed if the system is not positive
+    /// definite (the world then projects the rows one by one). The result must be
+    /// that of the world's own block solve of [`Constraint::evaluate`]'s values and
+    /// gradients.
+    fn project_block_fused(
+        &self,
+        _bodies: &mut [Body<T, G>],
+        _compliance: &[T],
+        _inv_h2: T,
+        _lambda: &mut [T],
+    ) -> Option<bool> {
+        None
+    }
+
     /// Whether [`Constraint::evaluate`] writes every entry the solver reads, whatever
     /// `out` held before: rows 0..[`Constraint::dim`] of `value` and all six columns of
     /// those rows of the gradient block of every slot that names a body. The world then

@@ -150,7 +150,7 @@ pub use constraint::{
 };
 pub use error::XpbdError;
 pub use world::{
-    apply_body_correction, BreakEvent, BreakLimits, ConstraintId, DirectGroupId, DirectGroupStats,
-    Residuals, RowBlockEval, RowBlockInfo, SolveMode, SolverOptions, System, SystemId, World,
-    MAX_BLOCK_BODIES,
+    apply_body_correction, apply_last_body_correction, BreakEvent, BreakLimits, ConstraintId,
+    DirectGroupId, DirectGroupStats, Residuals, RowBlockEval, RowBlockInfo, SolveMode,
+    SolverOptions, System, SystemId, World, MAX_BLOCK_BODIES,
 };

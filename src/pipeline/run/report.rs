@@ -2,8 +2,9 @@
 
 use super::*;
 
-/// Seven significant digits, in scientific notation outside [1e-3, 1e7).
-fn sig(x: f64) -> String {
+/// `x` with six decimals when 1e-3 ≤ |x| < 1e7 (or 0, or not finite), otherwise in
+/// scientific notation, so that huge and tiny values stay readable.
+pub(super) fn sig(x: f64) -> String {
     if x == 0.0 || !x.is_finite() || (1e-3..1e7).contains(&x.abs()) {
         format!("{x:.6}")
     } else {
@@ -59,8 +60,9 @@ pub fn markdown(s: &RunSummary) -> String {
         opt(s.max_constraint_residual)
     );
     m += &format!(
-        "| energy initial → final, J | {:.6} → {:.6} |\n",
-        s.energy_initial_j, s.energy_final_j
+        "| energy initial → final, J | {} → {} |\n",
+        sig(s.energy_initial_j),
+        sig(s.energy_final_j)
     );
     m += &format!(
         "| energy change / energy available above rest ({} J) | {} |\n",
@@ -68,8 +70,8 @@ pub fn markdown(s: &RunSummary) -> String {
         s.energy_change_fraction
             .map_or_else(|| "n/a".into(), |f| format!("{:+.3}%", 100.0 * f))
     );
-    m += &format!("| time per substep | {:.3} µs |\n", s.time_per_substep_us);
-    m += &format!("| wall time | {:.3} s |\n", s.wall_time_s);
+    m += &format!("| time per substep | {} µs |\n", sig(s.time_per_substep_us));
+    m += &format!("| wall time | {} s |\n", sig(s.wall_time_s));
     m += &format!("| rows per file after t = 0 | {} |\n\n", s.rows);
     if !s.breaks.is_empty() {
         m += "## Breaks\n\n| t (s) | joint | force (N) | torque (N·m) |\n|---|---|---|---|\n";
@@ -98,4 +100,20 @@ pub fn markdown(s: &RunSummary) -> String {
         m += &format!("- `{f}`\n");
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sig;
+
+    /// Review finding: a run whose energy grew to 1e30 J printed a 31-digit number in
+    /// summary.md (and a tiny one printed 0.000000).
+    #[test]
+    fn huge_and_tiny_values_are_printed_in_scientific_notation() {
+        assert_eq!(sig(1e30), "1.000000e30");
+        assert_eq!(sig(-2.5e-7), "-2.500000e-7");
+        assert_eq!(sig(12.5), "12.500000");
+        assert_eq!(sig(0.0), "0.000000");
+        assert_eq!(sig(f64::INFINITY), "inf");
+    }
 }

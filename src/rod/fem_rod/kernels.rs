@@ -198,15 +198,18 @@ pub(super) fn add_mul<T: Real>(out: &mut [T; 6], g: &Block6<T>, x: &[T; 6]) {
 /// projection: the position block of node j is (φⱼ,ξ/l)·R(ξ)ᵀ in rows 0–2 and zero
 /// in rows 3–5 ([`crate::rod::RodElement`], App. G), so R(ξ)ᵀ is kept once with the
 /// N factors φⱼ,ξ/l, and only the three rotation columns of every block are kept:
-/// 9 + N + 18N scalars instead of 36N (cubic: 85 instead of 144).
+/// 9 + N + 18N scalars instead of 36N (cubic: 85 instead of 144). Both are stored
+/// row by row across the nodes (`[row][node][column]`), so that ∇CᵀΔλ of all N
+/// nodes is a sequence of multiply-adds on 3N independent lanes
+/// ([`Self::transpose_mul_all`]).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct PackedGradient<T: Real, const N: usize> {
-    /// R(ξ)ᵀ, columns (`[column][row]`), dimensionless.
+    /// R(ξ)ᵀ by rows, `[row][column]`, dimensionless.
     rt: [[T; 3]; 3],
     /// φⱼ,ξ(ξ)/l per node, 1/m.
     dphi_ds: [T; N],
-    /// Columns 3–5 (rotation) of every node's block, 6 rows each.
-    rotation: [[[T; 6]; 3]; N],
+    /// Columns 3–5 (rotation) of every node's block, `[row][node][column − 3]`.
+    rotation: [[[T; 3]; N]; 6],
 }
 
 impl<T: Real, const N: usize> PackedGradient<T, N> {
@@ -215,7 +218,7 @@ impl<T: Real, const N: usize> PackedGradient<T, N> {
         Self {
             rt: [[T::zero(); 3]; 3],
             dphi_ds: [T::zero(); N],
-            rotation: [[[T::zero(); 6]; 3]; N],
+            rotation: [[[T::zero(); 3]; N]; 6],
         }
     }
 
@@ -228,34 +231,55 @@ impl<T: Real, const N: usize> PackedGradient<T, N> {
         rt: &Matrix3<T>,
         dphi_ds: &[T; N],
     ) {
-        self.rt = rt.data.0;
+        for (k, row) in self.rt.iter_mut().enumerate() {
+            for (c, x) in row.iter_mut().enumerate() {
+                *x = rt[(k, c)];
+            }
+        }
         self.dphi_ds = *dphi_ds;
-        for (dst, src) in self.rotation.iter_mut().zip(gradient) {
-            for (d, s) in dst.iter_mut().zip(&src.data.0[3..]) {
-                *d = *s;
+        for (r, row) in self.rotation.iter_mut().enumerate() {
+            for (node, src) in row.iter_mut().zip(gradient) {
+                for (c, x) in node.iter_mut().enumerate() {
+                    *x = src[(r, 3 + c)];
+                }
             }
         }
     }
 
-    /// The terms node j's block adds to ∇CᵀΔλ for Δλ = `d`: the values
-    /// [`add_transpose_mul`] adds, bit for bit (the position entries are formed as the
-    /// element forms them, (φⱼ,ξ/l)·Rᵀ entry by entry, then summed in the same order).
+    /// The terms every node j's block adds to ∇CᵀΔλ for Δλ = `d`, `[node][entry]`:
+    /// the values [`add_transpose_mul`] adds, bit for bit (per entry the same
+    /// operations in the same order: the position entries formed as the element forms
+    /// them, (φⱼ,ξ/l)·Rᵀ, then g₀d₀ + g₁d₁ + g₂d₂ fused left to right; the rotation
+    /// entries g₀d₀ + … + g₅d₅ likewise), computed on the 3N lanes (node, column).
     #[inline(always)]
-    pub(super) fn transpose_mul<const F: bool>(&self, j: usize, d: &[T; 6]) -> [T; 6] {
-        let s = self.dphi_ds[j];
-        let mut out = [T::zero(); 6];
-        let (position, rotation) = out.split_at_mut(3);
-        for (o, g) in position.iter_mut().zip(&self.rt) {
-            let (g0, g1, g2) = (g[0] * s, g[1] * s, g[2] * s);
-            *o = madd::<T, F>(madd::<T, F>(g0 * d[0], g1, d[1]), g2, d[2]);
-        }
-        for (o, g) in rotation.iter_mut().zip(&self.rotation[j]) {
-            let mut acc = g[0] * d[0];
-            for r in 1..6 {
-                acc = madd::<T, F>(acc, g[r], d[r]);
+    pub(super) fn transpose_mul_all<const F: bool>(&self, d: &[T; 6]) -> [[T; 6]; N] {
+        let mut position = [[T::zero(); 3]; N];
+        for (k, row) in self.rt.iter().enumerate() {
+            for (out, &s) in position.iter_mut().zip(&self.dphi_ds) {
+                for (o, &g) in out.iter_mut().zip(row) {
+                    *o = if k == 0 {
+                        (g * s) * d[0]
+                    } else {
+                        madd::<T, F>(*o, g * s, d[k])
+                    };
+                }
             }
-            *o = acc;
         }
-        out
+        let mut rotation = [[T::zero(); 3]; N];
+        for (r, row) in self.rotation.iter().enumerate() {
+            for (out, node) in rotation.iter_mut().zip(row) {
+                for (o, &g) in out.iter_mut().zip(node) {
+                    *o = if r == 0 {
+                        g * d[0]
+                    } else {
+                        madd::<T, F>(*o, g, d[r])
+                    };
+                }
+            }
+        }
+        std::array::from_fn(|j| {
+            let (p, q) = (position[j], rotation[j]);
+            [p[0], p[1], p[2], q[0], q[1], q[2]]
+        })
     }
 }

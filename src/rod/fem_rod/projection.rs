@@ -47,30 +47,39 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
 
     /// One banded projection (module docs: the solve): in one streaming pass for a
     /// long rod ([`Self::project_streaming`]), in separate passes while band and
-    /// points fit in about an L2 cache.
-    pub(super) fn project_banded(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+    /// points fit in about an L2 cache. `last` as in [`Self::apply_corrections`].
+    pub(super) fn project_banded(&mut self, bodies: &mut [Body<T, G>], inv_h2: T, last: bool) {
         if self.streaming {
-            self.project_streaming(bodies, inv_h2);
+            self.project_streaming(bodies, inv_h2, last);
         } else {
-            self.project_banded_in_passes(bodies, inv_h2);
+            self.project_banded_in_passes(bodies, inv_h2, last);
         }
     }
 
     /// λ ← λ + Δλ from the solved `rhs`, and every node moved by its correction
     /// 𝓜⁻¹∇Cᵀ Δλ (57)–(58).
-    fn apply_solution(&mut self, bodies: &mut [Body<T, G>]) {
+    fn apply_solution(&mut self, bodies: &mut [Body<T, G>], last: bool) {
         self.node_corrections();
-        self.apply_corrections(bodies);
+        self.apply_corrections(bodies, last);
     }
 
     /// λ ← λ + Δλ from the solved `rhs`, and every node moved by the correction
-    /// 𝓜⁻¹∇Cᵀ Δλ already in `correction`.
-    pub(super) fn apply_corrections(&mut self, bodies: &mut [Body<T, G>]) {
+    /// 𝓜⁻¹∇Cᵀ Δλ already in `correction`. With `last` (the world's last projection
+    /// of the substep, [`System::project_last`]) the nodes' public orientations are
+    /// left to the velocity update, which composes them anyway
+    /// ([`apply_last_body_correction`]: the same poses bit for bit, one composition
+    /// per node instead of two).
+    pub(super) fn apply_corrections(&mut self, bodies: &mut [Body<T, G>], last: bool) {
         for (l, d) in self.lambda.iter_mut().zip(&self.rhs) {
             *l += *d;
         }
+        let apply = if last {
+            apply_last_body_correction::<T, G>
+        } else {
+            apply_body_correction::<T, G>
+        };
         for (id, dx) in self.nodes.iter().zip(&self.correction) {
-            apply_body_correction(
+            apply(
                 &mut bodies[id.0],
                 &Vector3::new(dx[0], dx[1], dx[2]),
                 &Vector3::new(dx[3], dx[4], dx[5]),
@@ -81,7 +90,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// [`Self::project_banded`] in separate passes over the whole rod (evaluate,
     /// assemble, factor, solve): the same operations in another order, faster while
     /// the band fits in cache.
-    fn project_banded_in_passes(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+    fn project_banded_in_passes(&mut self, bodies: &mut [Body<T, G>], inv_h2: T, last: bool) {
         if self.evaluate(bodies).is_err() {
             self.failed_solves += 1;
             return;
@@ -101,7 +110,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             self.failed_solves += 1;
             return;
         }
-        self.apply_solution(bodies);
+        self.apply_solution(bodies, last);
     }
 
     /// The 6×6 system of Gauss point g alone, A_g = Σₖ ∇C_gk 𝓜ₖ⁻¹ ∇C_gkᵀ + diag(α)·`scale`

@@ -22,8 +22,9 @@ use crate::rod::gauss::MAX_GAUSS_POINTS;
 use nalgebra::Matrix3;
 
 impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
-    /// The streaming banded projection (module docs).
-    pub(super) fn project_streaming(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+    /// The streaming banded projection (module docs); `last` as in
+    /// [`Self::apply_corrections`].
+    pub(super) fn project_streaming(&mut self, bodies: &mut [Body<T, G>], inv_h2: T, last: bool) {
         self.matrix.begin_streaming_factor();
         let q = self.q;
         // Σ 0·b: NaN iff an entry of the right-hand side is not finite.
@@ -71,7 +72,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             self.failed_solves += 1;
             return;
         }
-        self.apply_corrections(bodies);
+        self.apply_corrections(bodies, last);
     }
 
     /// Evaluates the Gauss points of element `e` into its half of the window and
@@ -145,11 +146,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                 for x in d {
                     check += x * T::zero();
                 }
-                own[r] = p.transpose_mul::<F>(0, &d);
-                for (j, s) in sum.iter_mut().enumerate().skip(1) {
-                    let t = p.transpose_mul::<F>(j, &d);
+                let terms = p.transpose_mul_all::<F>(&d);
+                own[r] = terms[0];
+                for (s, t) in sum.iter_mut().zip(&terms).skip(1) {
                     for (a, b) in s.iter_mut().zip(t) {
-                        *a += b;
+                        *a += *b;
                     }
                 }
             }

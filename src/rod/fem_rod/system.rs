@@ -31,7 +31,14 @@ impl<T: Real, G: LieGroup<T>, const N: usize> System<T, G> for FemRod<T, G, N> {
 
     fn project(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
         match self.solve {
-            RodSolve::Banded => self.project_banded(bodies, inv_h2),
+            RodSolve::Banded => self.project_banded(bodies, inv_h2, false),
+            RodSolve::GaussPoint => self.project_gauss_points(bodies, inv_h2),
+        }
+    }
+
+    fn project_last(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+        match self.solve {
+            RodSolve::Banded => self.project_banded(bodies, inv_h2, true),
             RodSolve::GaussPoint => self.project_gauss_points(bodies, inv_h2),
         }
     }

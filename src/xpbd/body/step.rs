@@ -212,21 +212,34 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         let dv = self.velocity_step + self.displacement * inv_h;
         let mut dw = self.omega_step;
         if self.corrected {
+            let k = crate::lie::real::c::<T>;
             let a = self.predicted_angular_velocity * h;
-            let c = <UnitQuaternion<T> as LieGroup<T>>::log(&self.correction);
-            // Γ⁻¹(a)·c = c + ½ a×c + γ(|a|) a×(a×c) (27), as vectors.
-            let ac = a.cross(&c);
-            let g = crate::lie::so3::gamma_inv_coeff_sq(a.norm_squared());
-            let linear = c + ac * crate::lie::real::c::<T>(0.5) + a.cross(&ac) * g;
-            let increment = self.rotation_increment * self.correction;
-            let full = <UnitQuaternion<T> as LieGroup<T>>::log(&increment) - a;
-            let rest = full - linear;
             // |rest| > 64ε|a|, compared squared (no square roots).
-            let noise = T::default_epsilon() * crate::lie::real::c::<T>(64.0);
-            let d = if rest.norm_squared() > noise * noise * a.norm_squared() {
-                full
-            } else {
-                linear
+            let noise = T::default_epsilon() * k(64.0);
+            let threshold_sq = noise * noise * a.norm_squared();
+            let full = || {
+                let increment = self.rotation_increment * self.correction;
+                <UnitQuaternion<T> as LieGroup<T>>::log(&increment) - a
+            };
+            let linear = || {
+                let c = <UnitQuaternion<T> as LieGroup<T>>::log(&self.correction);
+                // Γ⁻¹(a)·c = c + ½ a×c + γ(|a|) a×(a×c) (27), as vectors.
+                let ac = a.cross(&c);
+                let g = crate::lie::so3::gamma_inv_coeff_sq(a.norm_squared());
+                c + ac * k(0.5) + a.cross(&ac) * g
+            };
+            let d = match bch_remainder_side(&a, &self.correction, threshold_sq) {
+                Some(true) => full(),
+                Some(false) => linear(),
+                None => {
+                    let (full, linear) = (full(), linear());
+                    let rest = full - linear;
+                    if rest.norm_squared() > threshold_sq {
+                        full
+                    } else {
+                        linear
+                    }
+                }
             };
             dw += d * inv_h;
         }
@@ -240,6 +253,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             .orientation_base
             .compose(&G::from_unit_quaternion_unchecked(&self.since_base));
         self.written_orientation = self.orientation;
+        self.written_position = self.position;
     }
 
     /// Applies a correction δp (m, world) and δθ (rad, body): p += δp, R ← R ⊞ δθ (58).
@@ -304,7 +318,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     #[inline]
     fn add_position(&mut self, dp: &Vector3<T>) {
         two_sum(&mut self.position, &mut self.position_lo, dp);
-        self.written_position = self.position;
+        // Within a substep only the f64 pose of the wide constraint values reads it
+        // (`pose_f64`); otherwise `update_velocity`, which ends every substep, records it.
+        if T::WIDE_CONSTRAINT_VALUES {
+            self.written_position = self.position;
+        }
     }
 
     /// R ← R·q for a unit quaternion q: composed into `since_base`, which is folded into
@@ -332,8 +350,62 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         } else {
             return;
         }
-        self.written_orientation = self.orientation;
+        // As in `add_position`: `update_velocity` records it at the end of the substep.
+        if T::WIDE_CONSTRAINT_VALUES {
+            self.written_orientation = self.orientation;
+        }
     }
+}
+
+/// Which side of the threshold √`threshold_sq` (64ε|a|) the BCH remainder
+/// r = Log(Exp(a)·C) − a − Γ⁻¹(a)·Log(C) of `Body::update_velocity` is certainly on,
+/// from bounds alone: `Some(true)` above, `Some(false)` below, `None` if the bounds do
+/// not decide (the caller then forms r and compares). The velocity update then forms
+/// only the one formula it takes. The choice is the one the comparison makes, except
+/// where the comparison would see only round-off of the difference above 64ε|a| (|a|
+/// far below |c|, e.g. a pendulum at a turning point): "below" then takes the linear
+/// form, as the rule intends (round-off is not fed back).
+///
+/// Every term of the Baker–Campbell–Hausdorff series of Log(Exp(â)Exp(ĉ)) beyond
+/// â + ĉ is a nested bracket around [â, ĉ] = (a×c)^, so the terms of second and higher
+/// order in c — r, the terms of first order being Γ⁻¹(a)c (26) — are bounded by
+/// |c|·|c×a| times a series in |a| and |c|, led by (1/12)[ĉ,[ĉ,â]] = (1/12)·c×(c×a),
+/// of size |c|·|c×a|/12 exactly (c ⊥ c×a). With |a| ≤ 0.1 and |c| ≤ 0.01 the higher
+/// terms (of relative size ≲ 2|a| + |c|) and the estimate c ≈ 2·vec(C) (relative error
+/// ≲ |c|²/12) keep |r| within a quarter of the leading term, hence:
+/// * below: |c||c×a|/6 ≤ ¼·64ε|a| (e.g. c ∥ a, a planar motion: r = 0 exactly);
+/// * above: |c||c×a|/12 > 8·64ε|a|, and sin∠(c, a) ≥ ¼ (so that the leading term is
+///   not itself small against |c|²|a|/12, which bounds the rest).
+///
+/// Either margin is far beyond the round-off of the computed difference (a few ε|a|).
+/// In f32 "above" never decides (|c| ≤ 0.01 cannot give 8·64ε|a|).
+#[inline]
+fn bch_remainder_side<T: Real>(
+    a: &Vector3<T>,
+    correction: &UnitQuaternion<T>,
+    threshold_sq: T,
+) -> Option<bool> {
+    let k = crate::lie::real::c::<T>;
+    let q = correction.quaternion();
+    let c = if q.w < T::zero() {
+        -q.imag() * k(2.0)
+    } else {
+        q.imag() * k(2.0)
+    };
+    let ca = c.cross(a);
+    let (aa, cc, caa) = (a.norm_squared(), c.norm_squared(), ca.norm_squared());
+    if !(aa <= k(0.01) && cc <= k(1e-4)) {
+        return None;
+    }
+    // (|c||c×a|/6)² ≤ (threshold/4)².
+    if cc * caa * k(16.0) <= k(36.0) * threshold_sq {
+        return Some(false);
+    }
+    // (|c||c×a|/12)² > (8·threshold)², sin²∠ ≥ 1/16.
+    if caa * k(16.0) >= cc * aa && cc * caa > k(144.0 * 64.0) * threshold_sq {
+        return Some(true);
+    }
+    None
 }
 
 /// Solves the 3×3 system `m x = b` by the adjugate (Cramer's rule through cross products

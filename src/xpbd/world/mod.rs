@@ -17,8 +17,10 @@ mod systems;
 pub use breaking::{BreakEvent, BreakLimits};
 pub use direct::{DirectGroupId, DirectGroupStats};
 pub use options::{SolveMode, SolverOptions};
+pub(crate) use projection::block_corrections;
 pub use systems::{
-    apply_body_correction, RowBlockEval, RowBlockInfo, System, SystemId, MAX_BLOCK_BODIES,
+    apply_body_correction, apply_last_body_correction, RowBlockEval, RowBlockInfo, System,
+    SystemId, MAX_BLOCK_BODIES,
 };
 
 /// Index of a constraint in a [`World`].
@@ -369,8 +371,14 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             s.lambda = SVector::zeros();
         }
         let inv_h2 = T::one() / (h * h);
-        for _ in 0..self.options.iterations {
-            self.project_systems(inv_h2);
+        // Whether the systems' projection of the last iteration is the substep's last
+        // position update (System::project_last).
+        let systems_last = self.direct.is_empty()
+            && self.slots.iter().all(|s| !s.enabled)
+            && !self.options.primal_correction;
+        let iterations = self.options.iterations;
+        for iteration in 0..iterations {
+            self.project_systems(inv_h2, systems_last && iteration + 1 == iterations);
             self.project_direct_groups(inv_h2);
             for k in 0..self.slots.len() {
                 if !self.slots[k].enabled || self.slots[k].group.is_some() {

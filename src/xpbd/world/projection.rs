@@ -3,7 +3,7 @@
 
 use super::{GradientLayout, World};
 use crate::lie::{LieGroup, Real};
-use crate::xpbd::constraint::{MAX_BODIES, MAX_ROWS};
+use crate::xpbd::constraint::{ConstraintEval, MAX_BODIES, MAX_ROWS};
 use nalgebra::{SVector, Vector3};
 
 impl<T: Real, G: LieGroup<T>> World<T, G> {
@@ -14,9 +14,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         if body.is_fixed() {
             return None;
         }
-        let m = body.inv_mass();
-        let i = body.inv_inertia();
-        Some((b, SVector::<T, 6>::from([m, m, m, i.x, i.y, i.z])))
+        Some((b, body.inv_mass_diag()))
     }
 
     fn apply(&mut self, b: usize, w: &SVector<T, 6>, dx: &SVector<T, 6>) {
@@ -62,6 +60,19 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// Block projection (124). Returns false if the system was not positive definite
     /// (e.g. redundant rows), in which case nothing was changed.
     pub(super) fn project_block(&mut self, k: usize, inv_h2: T) -> bool {
+        {
+            // A constraint that projects itself ([`Constraint::project_block_fused`]);
+            // it does nothing if no side is a dynamic body, as below.
+            let slot = &mut self.slots[k];
+            if let Some(done) = slot.constraint.project_block_fused(
+                &mut self.bodies,
+                &slot.compliance.as_slice()[..slot.dim],
+                inv_h2,
+                &mut slot.lambda.as_mut_slice()[..slot.dim],
+            ) {
+                return done;
+            }
+        }
         let masses = [self.inv_mass_diag(k, 0), self.inv_mass_diag(k, 1)];
         if masses.iter().all(|m| m.is_none()) {
             return true;
@@ -73,23 +84,29 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             self.slots[k].constraint.name(),
             self.slots[k].layout
         );
-        // One copy of the solve per row count and layout of the position columns
-        // ([`GradientLayout`]), so that every loop below has constant bounds (unrolled,
-        // no bounds checks) and known zeros are skipped.
-        use GradientLayout::{LeadingPosition as Lead, UnitPosition as Unit};
-        match (self.slots[k].dim, self.slots[k].layout) {
-            (3, Unit { rows: 3 }) => self.project_block_n::<3, 3, true>(k, inv_h2, &masses),
-            (5, Unit { rows: 3 }) => self.project_block_n::<5, 3, true>(k, inv_h2, &masses),
-            (6, Unit { rows: 3 }) => self.project_block_n::<6, 3, true>(k, inv_h2, &masses),
-            (5, Lead { rows: 2 }) => self.project_block_n::<5, 2, false>(k, inv_h2, &masses),
-            (6, Lead { rows: 3 }) => self.project_block_n::<6, 3, false>(k, inv_h2, &masses),
-            (1, _) => self.project_block_n::<1, 1, false>(k, inv_h2, &masses),
-            (2, _) => self.project_block_n::<2, 2, false>(k, inv_h2, &masses),
-            (3, _) => self.project_block_n::<3, 3, false>(k, inv_h2, &masses),
-            (4, _) => self.project_block_n::<4, 4, false>(k, inv_h2, &masses),
-            (5, _) => self.project_block_n::<5, 5, false>(k, inv_h2, &masses),
-            _ => self.project_block_n::<MAX_ROWS, MAX_ROWS, false>(k, inv_h2, &masses),
+        let w = masses.map(|m| m.map(|(_, w)| w));
+        let slot = &mut self.slots[k];
+        let Some(dx) = block_corrections(
+            slot.dim,
+            slot.layout,
+            &self.eval,
+            &w,
+            &slot.compliance.as_slice()[..slot.dim],
+            inv_h2,
+            &mut slot.lambda.as_mut_slice()[..slot.dim],
+        ) else {
+            return false;
+        };
+        for (s, m) in masses.iter().enumerate() {
+            if let Some((b, _)) = m {
+                let d = &dx[s];
+                self.bodies[*b].apply_correction(
+                    &Vector3::new(d[0], d[1], d[2]),
+                    &Vector3::new(d[3], d[4], d[5]),
+                );
+            }
         }
+        true
     }
 
     /// Whether the gradient blocks in the evaluation buffer have the position columns
@@ -113,101 +130,133 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 })
             })
     }
+}
 
-    /// [`Self::project_block`] for a constraint of `N` rows (already evaluated) whose
-    /// position columns are zero from row `K` on, and, if `UNIT`, s_r·e_rᵀ in rows
-    /// r < `K` (`K` ≤ 3). Only products with entries the layout leaves open are formed,
-    /// in the order of the dense sums (the skipped terms are exact zeros), so the
-    /// result is that of the dense solve.
-    #[inline(always)]
-    fn project_block_n<const N: usize, const K: usize, const UNIT: bool>(
-        &mut self,
-        k: usize,
-        inv_h2: T,
-        masses: &[Option<(usize, SVector<T, 6>)>; MAX_BODIES],
-    ) -> bool {
-        let slot = &self.slots[k];
-        let eval = &self.eval;
-        // Lower triangle of A = Σ_b ∇C_b 𝓜_b⁻¹ ∇C_bᵀ + α̃ over the N rows.
-        let mut a = [[T::zero(); N]; N];
-        for (s, m) in masses.iter().enumerate() {
-            if let Some((_, w)) = m {
-                let g = &eval.gradient[s];
-                // Σ over the six columns c of the rank-one terms (w_c g_c) g_cᵀ, g_c
-                // the N used entries of column c (contiguous, so each row of A is
-                // updated with vector operations). Position columns: only rows < K.
-                for c in 0..6 {
-                    if c < 3 && UNIT {
-                        // Row c alone has an entry in column c.
-                        if c < K {
-                            let x = g[(c, c)] * w[c];
-                            a[c][c] += x * g[(c, c)];
-                        }
+/// The block projection (124) of a constraint of `dim` rows whose gradient blocks are in
+/// `eval` with the position columns `layout` ([`GradientLayout`]): solves
+/// `[Σ_b ∇C_b 𝓜_b⁻¹ ∇C_bᵀ + α̃] Δλ = −C − α̃λ` (α̃ = α/h², `compliance` α per row,
+/// `inv_h2` = 1/h² in 1/s²), adds Δλ to `lambda` and returns the corrections
+/// Δx_b = 𝓜_b⁻¹ ∇C_bᵀ Δλ of the two body slots (6-vectors in the layout of (59): m,
+/// world frame; rad, body frame), zero for a slot whose `inv_mass` (the 𝓜⁻¹ diagonal,
+/// 1/kg and 1/(kg·m²)) is `None` (the world or a fixed body). `None`, with `lambda`
+/// unchanged, if the system is not positive definite (e.g. redundant rows).
+///
+/// One copy of the solve per row count and layout, so that every loop has constant
+/// bounds (unrolled, no bounds checks) and known zeros are skipped; inlined, so that a
+/// caller with a constant `dim` and `layout` (a joint's fused projection,
+/// [`crate::xpbd::Constraint::project_block_fused`]) keeps one copy and its evaluation
+/// buffer on the stack.
+#[inline(always)]
+pub(crate) fn block_corrections<T: Real>(
+    dim: usize,
+    layout: GradientLayout,
+    eval: &ConstraintEval<T>,
+    inv_mass: &[Option<SVector<T, 6>>; MAX_BODIES],
+    compliance: &[T],
+    inv_h2: T,
+    lambda: &mut [T],
+) -> Option<[SVector<T, 6>; MAX_BODIES]> {
+    use GradientLayout::{LeadingPosition as Lead, UnitPosition as Unit};
+    let (m, c, l) = (inv_mass, compliance, lambda);
+    match (dim, layout) {
+        (3, Unit { rows: 3 }) => block_n::<T, 3, 3, true>(eval, m, c, inv_h2, l),
+        (5, Unit { rows: 3 }) => block_n::<T, 5, 3, true>(eval, m, c, inv_h2, l),
+        (6, Unit { rows: 3 }) => block_n::<T, 6, 3, true>(eval, m, c, inv_h2, l),
+        (5, Lead { rows: 2 }) => block_n::<T, 5, 2, false>(eval, m, c, inv_h2, l),
+        (6, Lead { rows: 3 }) => block_n::<T, 6, 3, false>(eval, m, c, inv_h2, l),
+        (1, _) => block_n::<T, 1, 1, false>(eval, m, c, inv_h2, l),
+        (2, _) => block_n::<T, 2, 2, false>(eval, m, c, inv_h2, l),
+        (3, _) => block_n::<T, 3, 3, false>(eval, m, c, inv_h2, l),
+        (4, _) => block_n::<T, 4, 4, false>(eval, m, c, inv_h2, l),
+        (5, _) => block_n::<T, 5, 5, false>(eval, m, c, inv_h2, l),
+        _ => block_n::<T, MAX_ROWS, MAX_ROWS, false>(eval, m, c, inv_h2, l),
+    }
+}
+
+/// [`block_corrections`] for a constraint of `N` rows whose position columns are zero
+/// from row `K` on, and, if `UNIT`, s_r·e_rᵀ in rows r < `K` (`K` ≤ 3). Only products
+/// with entries the layout leaves open are formed, in the order of the dense sums (the
+/// skipped terms are exact zeros), so the result is that of the dense solve.
+/// `compliance` and `lambda` hold at least `N` entries.
+#[inline(always)]
+fn block_n<T: Real, const N: usize, const K: usize, const UNIT: bool>(
+    eval: &ConstraintEval<T>,
+    masses: &[Option<SVector<T, 6>>; MAX_BODIES],
+    compliance: &[T],
+    inv_h2: T,
+    lambda: &mut [T],
+) -> Option<[SVector<T, 6>; MAX_BODIES]> {
+    let compliance: &[T; N] = compliance.get(..N)?.try_into().ok()?;
+    let lambda: &mut [T; N] = lambda.get_mut(..N)?.try_into().ok()?;
+    // Lower triangle of A = Σ_b ∇C_b 𝓜_b⁻¹ ∇C_bᵀ + α̃ over the N rows.
+    let mut a = [[T::zero(); N]; N];
+    for (s, m) in masses.iter().enumerate() {
+        if let Some(w) = m {
+            let g = &eval.gradient[s];
+            // Σ over the six columns c of the rank-one terms (w_c g_c) g_cᵀ, g_c
+            // the N used entries of column c (contiguous, so each row of A is
+            // updated with vector operations). Position columns: only rows < K.
+            for c in 0..6 {
+                if c < 3 && UNIT {
+                    // Row c alone has an entry in column c.
+                    if c < K {
+                        let x = g[(c, c)] * w[c];
+                        a[c][c] += x * g[(c, c)];
+                    }
+                    continue;
+                }
+                let mut gc = [T::zero(); N];
+                gc.copy_from_slice(&g.column(c).as_slice()[..N]);
+                let wc = w[c];
+                for i in 0..N {
+                    if c < 3 && i >= K {
                         continue;
                     }
-                    let mut gc = [T::zero(); N];
-                    gc.copy_from_slice(&g.column(c).as_slice()[..N]);
-                    let wc = w[c];
-                    for i in 0..N {
-                        if c < 3 && i >= K {
-                            continue;
-                        }
-                        let x = gc[i] * wc;
-                        for j in 0..N {
-                            if j <= i {
-                                a[i][j] += x * gc[j];
-                            }
+                    let x = gc[i] * wc;
+                    for j in 0..N {
+                        if j <= i {
+                            a[i][j] += x * gc[j];
                         }
                     }
                 }
             }
         }
-        let mut dl = [T::zero(); N];
-        for j in 0..N {
-            let alpha = slot.compliance[j] * inv_h2;
-            a[j][j] += alpha;
-            dl[j] = -eval.value[j] - alpha * slot.lambda[j];
-        }
-        if !ldlt_solve_fixed(&mut a, &mut dl) {
-            return false;
-        }
-        // Δx_b = 𝓜_b⁻¹ ∇C_bᵀ Δλ.
-        let mut dx = [SVector::<T, 6>::zeros(); MAX_BODIES];
-        for (s, m) in masses.iter().enumerate() {
-            if let Some((_, w)) = m {
-                let g = &eval.gradient[s];
-                for c in 0..6 {
-                    let mut acc = T::zero();
-                    if c < 3 && UNIT {
-                        if c < K {
-                            acc += g[(c, c)] * dl[c];
-                        }
-                    } else {
-                        for (i, d) in dl.iter().enumerate() {
-                            if c >= 3 || i < K {
-                                acc += g[(i, c)] * *d;
-                            }
-                        }
-                    }
-                    dx[s][c] = acc * w[c];
-                }
-            }
-        }
-        let lambda = &mut self.slots[k].lambda;
-        for (l, d) in lambda.iter_mut().zip(dl.iter()) {
-            *l += *d;
-        }
-        for (s, m) in masses.iter().enumerate() {
-            if let Some((b, _)) = m {
-                let d = &dx[s];
-                self.bodies[*b].apply_correction(
-                    &Vector3::new(d[0], d[1], d[2]),
-                    &Vector3::new(d[3], d[4], d[5]),
-                );
-            }
-        }
-        true
     }
+    let mut dl = [T::zero(); N];
+    for j in 0..N {
+        let alpha = compliance[j] * inv_h2;
+        a[j][j] += alpha;
+        dl[j] = -eval.value[j] - alpha * lambda[j];
+    }
+    if !ldlt_solve_fixed(&mut a, &mut dl) {
+        return None;
+    }
+    // Δx_b = 𝓜_b⁻¹ ∇C_bᵀ Δλ.
+    let mut dx = [SVector::<T, 6>::zeros(); MAX_BODIES];
+    for (s, m) in masses.iter().enumerate() {
+        if let Some(w) = m {
+            let g = &eval.gradient[s];
+            for c in 0..6 {
+                let mut acc = T::zero();
+                if c < 3 && UNIT {
+                    if c < K {
+                        acc += g[(c, c)] * dl[c];
+                    }
+                } else {
+                    for (i, d) in dl.iter().enumerate() {
+                        if c >= 3 || i < K {
+                            acc += g[(i, c)] * *d;
+                        }
+                    }
+                }
+                dx[s][c] = acc * w[c];
+            }
+        }
+    }
+    for (l, d) in lambda.iter_mut().zip(dl.iter()) {
+        *l += *d;
+    }
+    Some(dx)
 }
 
 /// Solves `A x = b` for a symmetric positive definite `A` of fixed size `N` (lower

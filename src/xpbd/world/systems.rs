@@ -25,7 +25,11 @@
 //! system **before** the constraints (Algorithm 1: rods, then joints, then the
 //! remaining constraints); after the velocity update the damping pass
 //! [`World::solve_velocities`] calls [`System::solve_velocities`] of every system
-//! before the constraints' (lines 12–14), then [`System::end_substep`].
+//! before the constraints' (lines 12–14), then [`System::end_substep`]. Where nothing
+//! else runs between the systems' projections and the velocity update (no enabled
+//! constraints, direct groups or primal correction), the last system's projection
+//! in the last sweep is [`System::project_last`] instead (by default the same as
+//! [`System::project`]).
 //!
 //! # Residuals
 //! [`World::residuals`] adds each system's rows to (51)–(52): the squares of
@@ -192,6 +196,17 @@ pub trait System<T: Real, G: LieGroup<T>>: Send + Sync {
     /// leaves the bodies and λ unchanged; the world then reports the divergence.
     fn project(&mut self, bodies: &mut [Body<T, G>], inv_h2: T);
 
+    /// [`System::project`] as the last position update of the substep: the world's
+    /// velocity update follows at once, before anything reads a body's pose (this is
+    /// the last system of the last iteration, and the world has no enabled
+    /// constraints, direct groups or primal correction to run after it). The system
+    /// may then move its bodies with [`apply_last_body_correction`], which leaves the
+    /// composition of the public orientation to the velocity update (the same
+    /// result). Default: [`System::project`].
+    fn project_last(&mut self, bodies: &mut [Body<T, G>], inv_h2: T) {
+        self.project(bodies, inv_h2);
+    }
+
     /// The velocity-level damping solve of the system's rows (Section 4.4, (65)–(66),
     /// Algorithm 1 line 12), with the bodies at their end-of-substep poses and
     /// velocities and `h` the substep (s). Default: nothing (an undamped system).
@@ -269,6 +284,22 @@ pub fn apply_body_correction<T: Real, G: LieGroup<T>>(
 ) {
     if !body.is_fixed() {
         body.apply_correction(dp, dtheta);
+    }
+}
+
+/// [`apply_body_correction`] for the last position update of a substep, from
+/// [`System::project_last`] only: the body's public `orientation` is not updated (it
+/// keeps its value from before the correction) until the velocity update of the
+/// substep, which composes it from the same recorded rotation, so the end-of-substep
+/// state is the same bit for bit; nothing may read the orientation in between.
+#[inline]
+pub fn apply_last_body_correction<T: Real, G: LieGroup<T>>(
+    body: &mut Body<T, G>,
+    dp: &Vector3<T>,
+    dtheta: &Vector3<T>,
+) {
+    if !body.is_fixed() {
+        body.apply_last_correction(dp, dtheta);
     }
 }
 
@@ -361,10 +392,17 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         }
     }
 
-    /// One [`System::project`] of every system, in order.
-    pub(super) fn project_systems(&mut self, inv_h2: T) {
-        for s in &mut self.systems {
-            s.project(&mut self.bodies, inv_h2);
+    /// One [`System::project`] of every system, in order; with `last` (nothing
+    /// follows before the velocity update: [`System::project_last`]) the last
+    /// system's [`System::project_last`] instead.
+    pub(super) fn project_systems(&mut self, inv_h2: T, last: bool) {
+        let count = self.systems.len();
+        for (k, s) in self.systems.iter_mut().enumerate() {
+            if last && k + 1 == count {
+                s.project_last(&mut self.bodies, inv_h2);
+            } else {
+                s.project(&mut self.bodies, inv_h2);
+            }
         }
     }
 

@@ -55,9 +55,7 @@ impl<T: Real> DirectGroup<T> {
             }
         }
         for (gb, w) in self.bodies.iter().zip(self.inv_mass.iter_mut()) {
-            let body = &bodies[gb.body];
-            let (m, i) = (body.inv_mass(), body.inv_inertia());
-            *w = SVector::<T, 6>::from([m, m, m, i.x, i.y, i.z]);
+            *w = bodies[gb.body].inv_mass_diag();
         }
         let mut solves = 0;
         let fail = |group: &mut Self, solves: usize, e: BandedError| {
