@@ -367,6 +367,13 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
         }
     }
 
+    /// True: every held row (vector or normed form) is written with its value and all
+    /// six columns of the body's gradient block; the target side is not a body, so its
+    /// block is never read.
+    fn evaluate_overwrites(&self) -> bool {
+        true
+    }
+
     fn compliance(&self, row: usize) -> T {
         self.compliance.get(row).copied().unwrap_or_else(T::zero)
     }
@@ -375,5 +382,66 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
     fn begin_substep(&mut self, clock: SubstepClock<T>, _bodies: &[Body<T, G>]) {
         self.time = clock.end_time;
         self.target = self.target_at(clock.end_time);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HeldRotation, PrescribedFrame};
+    use crate::joint::frame::JointFrame;
+    use crate::lie::{LieGroup, Pose, SO3Matrix};
+    use crate::xpbd::{Body, BodyId, Constraint, ConstraintEval};
+    use nalgebra::Vector3;
+
+    /// `evaluate_overwrites`: evaluating into a buffer full of stale values gives what
+    /// the world reads (rows 0..dim of the values and of the body's block) as into a
+    /// cleared buffer, for the vector and the normed form.
+    #[test]
+    fn evaluate_overwrites_every_read_entry() {
+        let orientation = SO3Matrix::exp(&Vector3::new(0.3, -0.2, 0.5));
+        let body = Body::dynamic(
+            2.0,
+            Vector3::new(0.1, 0.2, 0.3),
+            Vector3::new(0.4, 0.9, -0.2),
+            orientation,
+        )
+        .unwrap();
+        let bodies = [body];
+        let frame = JointFrame::new(
+            Vector3::new(0.05, -0.1, 0.2),
+            SO3Matrix::exp(&Vector3::new(-0.1, 0.2, 0.05)),
+        );
+        let target = Pose::new(
+            Vector3::new(0.5, 1.0, 0.1),
+            SO3Matrix::exp(&Vector3::new(0.2, 0.1, -0.3)),
+        );
+        for normed in [false, true] {
+            for rotation in [
+                HeldRotation::Free,
+                HeldRotation::Axis,
+                HeldRotation::Orientation,
+            ] {
+                let held = [true, false, true];
+                let mut c = PrescribedFrame::new(BodyId(0), frame, target, held, rotation).unwrap();
+                if normed {
+                    c = c.normed();
+                }
+                assert!(c.evaluate_overwrites());
+                let mut clean = ConstraintEval::default();
+                c.evaluate(&bodies, &mut clean);
+                let mut stale = ConstraintEval::default();
+                stale.value.fill(7.0);
+                for g in &mut stale.gradient {
+                    g.fill(-3.0);
+                }
+                c.evaluate(&bodies, &mut stale);
+                for row in 0..c.dim() {
+                    assert_eq!(stale.value[row], clean.value[row]);
+                    for col in 0..6 {
+                        assert_eq!(stale.gradient[1][(row, col)], clean.gradient[1][(row, col)]);
+                    }
+                }
+            }
+        }
     }
 }
