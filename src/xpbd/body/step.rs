@@ -3,6 +3,7 @@
 //! (Alg. 1 line 10), all in compensated arithmetic (the struct's docs).
 
 use super::*;
+use crate::lie::real::{abs_max3, inverse_binade};
 
 impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// Inertial prediction of a substep of length `h` (s) under gravity `g` (m/s²):
@@ -125,7 +126,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         let coupling = w.cross(&i.component_mul(&delta0)) + delta0.cross(&iw);
         let mut delta = delta0 - coupling.component_mul(&self.inv_inertia) * (half * h);
         let tol = T::default_epsilon() * half;
-        let tol_sq = tol * tol * target.norm_squared();
+        // The squared residuals are compared scaled by a power of two from the
+        // target (`inverse_binade`: the same decisions, without subnormal squares of
+        // round-off components).
+        let scale = inverse_binade(abs_max3(&target), 60);
+        let tol_sq = tol * tol * (target * scale).norm_squared();
         let quarter = crate::lie::real::c::<T>(0.25);
         // Inertia differences of the Jacobian's off-diagonal entries.
         let (d21, d02, d10) = (i.z - i.y, i.x - i.z, i.y - i.x);
@@ -135,7 +140,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             let phi = (w + delta) * h;
             let (a, b, _, value) = lhs(&phi);
             let g = value - target;
-            let r2 = g.norm_squared();
+            let r2 = (g * scale).norm_squared();
             if !r2.is_finite() {
                 if let Some((_, d)) = prev {
                     delta = d;
@@ -216,7 +221,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             let a = self.predicted_angular_velocity * h;
             // |rest| > 64ε|a|, compared squared (no square roots).
             let noise = T::default_epsilon() * k(64.0);
-            let threshold_sq = noise * noise * a.norm_squared();
+            // Squares compared scaled by a power of two from a (`inverse_binade`:
+            // the same decisions, without subnormal squares in f32): threshold_sq is
+            // (64ε|a|)²·scale².
+            let scale = inverse_binade(abs_max3(&a), 60);
+            let threshold_sq = noise * noise * (a * scale).norm_squared();
             let full = || {
                 let increment = self.rotation_increment * self.correction;
                 <UnitQuaternion<T> as LieGroup<T>>::log(&increment) - a
@@ -228,13 +237,13 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
                 let g = crate::lie::so3::gamma_inv_coeff_sq(a.norm_squared());
                 c + ac * k(0.5) + a.cross(&ac) * g
             };
-            let d = match bch_remainder_side(&a, &self.correction, threshold_sq) {
+            let d = match bch_remainder_side(&a, &self.correction, scale, threshold_sq) {
                 Some(true) => full(),
                 Some(false) => linear(),
                 None => {
                     let (full, linear) = (full(), linear());
                     let rest = full - linear;
-                    if rest.norm_squared() > threshold_sq {
+                    if (rest * scale).norm_squared() > threshold_sq {
                         full
                     } else {
                         linear
@@ -379,10 +388,17 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 ///
 /// Either margin is far beyond the round-off of the computed difference (a few ε|a|).
 /// In f32 "above" never decides (|c| ≤ 0.01 cannot give 8·64ε|a|).
+///
+/// `threshold_sq` is (64ε|a|)² times `a_scale`², a power of two
+/// ([`inverse_binade`] of a): the bounds are compared on a and c scaled by powers of
+/// two, which decides as on the unscaled values (the scalings are exact) but keeps
+/// the products of squares, of degree six in the small |a| and |c|, out of `f32`'s
+/// subnormal range.
 #[inline]
 fn bch_remainder_side<T: Real>(
     a: &Vector3<T>,
     correction: &UnitQuaternion<T>,
+    a_scale: T,
     threshold_sq: T,
 ) -> Option<bool> {
     let k = crate::lie::real::c::<T>;
@@ -392,17 +408,25 @@ fn bch_remainder_side<T: Real>(
     } else {
         q.imag() * k(2.0)
     };
-    let ca = c.cross(a);
+    // a and c scaled by powers of two sa = `a_scale` and sc, exactly: every
+    // comparison below is the unscaled one with both sides multiplied by the same
+    // power of two (sa² for |a|², sc² for |c|², sc²sa² for |c×a|²; `threshold_sq`
+    // carries sa²), so it decides alike, without subnormal products in f32.
+    let c_scale = inverse_binade(abs_max3(&c), 30);
+    let (a, c) = (a * a_scale, c * c_scale);
+    let (sa2, sc2) = (a_scale * a_scale, c_scale * c_scale);
+    let ca = c.cross(&a);
     let (aa, cc, caa) = (a.norm_squared(), c.norm_squared(), ca.norm_squared());
-    if !(aa <= k(0.01) && cc <= k(1e-4)) {
+    if !(aa <= k(0.01) * sa2 && cc <= k(1e-4) * sc2) {
         return None;
     }
-    // (|c||c×a|/6)² ≤ (threshold/4)².
-    if cc * caa * k(16.0) <= k(36.0) * threshold_sq {
+    // (|c||c×a|/6)² ≤ (threshold/4)²; both sides times sc⁴sa².
+    let sc4 = sc2 * sc2;
+    if cc * caa * k(16.0) <= k(36.0) * threshold_sq * sc4 {
         return Some(false);
     }
     // (|c||c×a|/12)² > (8·threshold)², sin²∠ ≥ 1/16.
-    if caa * k(16.0) >= cc * aa && cc * caa > k(144.0 * 64.0) * threshold_sq {
+    if caa * k(16.0) >= cc * aa && cc * caa > k(144.0 * 64.0) * threshold_sq * sc4 {
         return Some(true);
     }
     None
@@ -431,8 +455,114 @@ fn solve3<T: Real>(m: &nalgebra::Matrix3<T>, b: &Vector3<T>) -> Option<Vector3<T
 
 #[cfg(test)]
 mod tests {
-    use super::solve3;
-    use nalgebra::{Matrix3, Vector3};
+    use super::{bch_remainder_side, solve3};
+    use crate::lie::real::{abs_max3, c, inverse_binade};
+    use crate::lie::Real;
+    use nalgebra::{Matrix3, UnitQuaternion, Vector3};
+
+    /// The unscaled bounds of `bch_remainder_side` (its form before the scaling).
+    fn side_unscaled<T: Real>(a: &Vector3<T>, q: &UnitQuaternion<T>, thr: T) -> Option<bool> {
+        let k = c::<T>;
+        let q = q.quaternion();
+        let s = if q.w < T::zero() { -k(2.0) } else { k(2.0) };
+        let c = q.imag() * s;
+        let ca = c.cross(a);
+        let (aa, cc, caa) = (a.norm_squared(), c.norm_squared(), ca.norm_squared());
+        if !(aa <= k(0.01) && cc <= k(1e-4)) {
+            return None;
+        }
+        if cc * caa * k(16.0) <= k(36.0) * thr {
+            return Some(false);
+        }
+        if caa * k(16.0) >= cc * aa && cc * caa > k(144.0 * 64.0) * thr {
+            return Some(true);
+        }
+        None
+    }
+
+    /// The scaled bounds decide as the unscaled ones wherever the unscaled products
+    /// stay normal (in f64 at these sizes, always), over magnitudes of a and c
+    /// from 1e-7 to 0.3 and every angle between them.
+    fn scaled_side_matches<T: Real>(smallest: f64) {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut decided = [0usize; 3];
+        fn vector<T: Real>(next: &mut impl FnMut() -> f64, size: f64) -> Vector3<T> {
+            let v = Vector3::new(next() - 0.5, next() - 0.5, next() - 0.5);
+            v.map(|x| c::<T>(x * size))
+        }
+        for _ in 0..20000 {
+            let sa = smallest * (0.3 / smallest).powf(next());
+            let sc = smallest * (0.3 / smallest).powf(next());
+            let a = vector::<T>(&mut next, sa);
+            // Sometimes c nearly parallel to a (a small c×a).
+            let cv = if next() < 0.3 {
+                a * c::<T>(sc / sa) + vector::<T>(&mut next, sc * 1e-4)
+            } else {
+                vector::<T>(&mut next, sc)
+            };
+            let q = <UnitQuaternion<T> as crate::lie::LieGroup<T>>::exp(&cv);
+            let noise = T::default_epsilon() * c::<T>(64.0);
+            let scale = inverse_binade(abs_max3(&a), 60);
+            let thr = noise * noise * a.norm_squared();
+            let thr_scaled = noise * noise * (a * scale).norm_squared();
+            let want = side_unscaled(&a, &q, thr);
+            assert_eq!(
+                bch_remainder_side(&a, &q, scale, thr_scaled),
+                want,
+                "{a} {q}"
+            );
+            decided[match want {
+                None => 0,
+                Some(false) => 1,
+                Some(true) => 2,
+            }] += 1;
+        }
+        // Every outcome occurs (f32: "above" never decides, see the docs).
+        assert!(decided[0] > 0 && decided[1] > 0, "{decided:?}");
+        assert!(decided[2] > 0 || T::NAME == "f32", "{decided:?}");
+    }
+
+    #[test]
+    fn scaled_bch_bounds_decide_as_unscaled() {
+        scaled_side_matches::<f64>(1e-7);
+        // f32: squares of components down to ~1e-9 stay normal.
+        scaled_side_matches::<f32>(1e-3);
+    }
+
+    #[test]
+    fn inverse_binade_is_the_power_of_two() {
+        for x in [
+            1.0_f32,
+            1.5,
+            0.75,
+            3e-9,
+            -7e12,
+            1e-30,
+            f32::MIN_POSITIVE,
+            1e-40,
+        ] {
+            let s = inverse_binade(x, 60);
+            assert_eq!(s.log2().fract(), 0.0, "{x}");
+            if x.abs().log2().abs() < 60.0 {
+                assert!((1.0..2.0).contains(&(x.abs() * s)), "{x} {s}");
+            } else {
+                assert!(s == 2f32.powi(60) || s == 2f32.powi(-60), "{x} {s}");
+            }
+        }
+        for x in [0.0, f32::INFINITY, f32::NAN] {
+            assert_eq!(inverse_binade(x, 60), 1.0);
+        }
+        assert_eq!(inverse_binade(1e-20_f32, 30), 2f32.powi(30));
+        // f64 needs no scaling: always 1.
+        assert_eq!(inverse_binade(1e-200_f64, 60), 1.0);
+        assert_eq!(abs_max3(&Vector3::new(-3.0, 2.0, 1.0)), 3.0);
+    }
 
     #[test]
     fn solve3_matches_lu() {
