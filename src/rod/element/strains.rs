@@ -92,7 +92,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
     /// (N = 2), given v, R(ξ)ᵀ and v̂. θ = φ₁ψ₁ and θ' = φ₁'ψ₁ are parallel, so
     /// u = Γ(θ)θ' = θ' and A₁ = φ₁M(θ, θ') + φ₁'Γ(θ) = φ₁' I for every ξ
     /// (`proofs/rod_strains.md`, "Linear elements"): D_{R₁}u = φ₁'G₁,
-    /// D_{R₀}u = −φ₁'G₁ᵀ, without M.
+    /// D_{R₀}u = −φ₁'G₁ᵀ, without M. The shear blocks v̂·D_{Rⱼ}R are polynomials in ψ̂
+    /// (every factor is): with s = φ₁, t = |ψ₁|, D_{Rⱼ}R = c₀ⱼI + c₁ⱼψ̂ + c₂ⱼψ̂² and
+    /// v̂·D_{Rⱼ}R = (c₀ⱼ − c₂ⱼt²)v̂ + c₁ⱼ(ψvᵀ − (v·ψ)I) + c₂ⱼ(v × ψ)ψᵀ, coefficients in
+    /// the proof. This replaces four 3×3 products, and keeps every entry of degree at
+    /// most three in the small components (no subnormal products of round-off in f32).
     #[inline(always)]
     fn linear_strain_gradient_into(
         &self,
@@ -103,17 +107,40 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         gradient: &mut [Matrix6<T>; N],
     ) -> Strains<T> {
         let g = self.gamma_inv[1];
-        let gt = g.transpose();
-        let d_rot1 = p.gamma * g * p.phi[1];
-        let d_rot0 = p.exp_theta.to_matrix().transpose() - p.gamma * (gt * p.phi[1]);
+        let psi = self.psi[1];
+        let s = p.phi[1];
+        let t2 = psi.norm_squared();
+        // sinc, α, β at |θ| = s·t (θ² formed as Exp's own, for the compiler to share),
+        // γ at t.
+        let theta_sq = p.theta.norm_squared();
+        let (sinc, alpha) = so3::sinc_alpha_sq(theta_sq);
+        let beta = so3::beta(theta_sq.sqrt());
+        let gamma = so3::gamma_inv_coeff_sq(t2);
+        let half = crate::lie::real::c::<T>(0.5);
+        // 1 − γt² = (t/2)·cot(t/2), in [0, 1] for t ≤ π.
+        let q = T::one() - gamma * t2;
+        let (a, b, cc) = (alpha * s * q, half * beta * theta_sq, beta * s * s * q);
+        let c1 = [s * (half + a - b - sinc), s * (half - a - b)];
+        let c2 = [
+            s * (half * alpha * s - gamma - cc),
+            s * (gamma - half * alpha * s + cc),
+        ];
+        let c0 = [p.phi[0], s];
+        let vp = v.dot(&psi);
+        let pv = psi * v.transpose();
+        let w = v.cross(&psi) * psi.transpose();
         let k = p.dphi_ds[1];
-        let rows = [(d_rot0, -(gt * k)), (d_rot1, g * k)];
-        for (j, (b, (d_rot, du))) in gradient.iter_mut().zip(rows).enumerate() {
+        let du = [-(g.transpose() * k), g * k];
+        for (j, b) in gradient.iter_mut().enumerate() {
+            let mut shear = v_hat * (c0[j] - c2[j] * t2) + pv * c1[j] + w * c2[j];
+            for i in 0..3 {
+                shear[(i, i)] -= c1[j] * vp;
+            }
             b.fixed_view_mut::<3, 3>(0, 0)
                 .copy_from(&(rt * p.dphi_ds[j]));
-            b.fixed_view_mut::<3, 3>(0, 3).copy_from(&(v_hat * d_rot));
+            b.fixed_view_mut::<3, 3>(0, 3).copy_from(&shear);
             b.fixed_view_mut::<3, 3>(3, 0).fill(T::zero());
-            b.fixed_view_mut::<3, 3>(3, 3).copy_from(&du);
+            b.fixed_view_mut::<3, 3>(3, 3).copy_from(&du[j]);
         }
         Strains {
             shear: v,
