@@ -112,7 +112,7 @@ pub struct RunSettings {
     pub mode: String,
     /// Whether the primal correction pass acted
     /// ([`crate::xpbd::SolverOptions::primal_correction`]; skipped for the normed
-    /// constraints of `scalar` mode).
+    /// constraints of `scalar` mode and in scenes with rods).
     pub primal_correction: bool,
     /// `gauss_seidel` or `direct` (`[solver] joint_solve`).
     pub joint_solve: String,

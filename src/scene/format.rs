@@ -116,7 +116,8 @@ pub struct SolverSpec {
     #[serde(default = "default_gravity")]
     pub gravity: [f64; 3],
     /// The primal correction pass after the projections of every substep
-    /// ([`crate::xpbd::SolverOptions::primal_correction`]); default false.
+    /// ([`crate::xpbd::SolverOptions::primal_correction`]); default false. Skipped in
+    /// scenes with rods ([`crate::xpbd::World::primal_correction_applies`]).
     #[serde(default)]
     pub primal_correction: bool,
     /// How the joints' constraints are solved in each iteration: one after another

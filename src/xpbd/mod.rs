@@ -55,7 +55,9 @@
 //! that are continuous at C = 0 ([`Constraint::is_smooth`]): for the
 //! normed joints of Section 5.1, whose gradient d/‖d‖ jumps there, it would undo
 //! their corrections (the pendulum in scalar mode blows up within 0.02 s), so a
-//! world holding one skips the pass ([`World::primal_correction_applies`]).
+//! world holding one skips the pass ([`World::primal_correction_applies`]). So does a
+//! world holding a rod: the pass is an explicit step, and a rod's stiff rows on its
+//! light nodes make it grow instead of contract.
 //!
 //! # Velocity-level damping (Section 4.4)
 //! A row j may carry a Rayleigh damping b ≥ 0 (seconds, [`Constraint::damping`]). Its

@@ -58,7 +58,9 @@ pub struct SolverOptions<T: Real> {
     /// end state, so the primal residual drops to the change of ∇Cᵀλ over the pass's
     /// own move, which is of second order in r. λ is unchanged; the constraint
     /// residual (52) changes by ∇C·𝓜⁻¹r, of the order of r/m. Cost: one more
-    /// evaluation of every constraint per substep (not per iteration).
+    /// evaluation of every constraint per substep (not per iteration). Skipped where
+    /// it would not contract ([`World::primal_correction_applies`](super::World::primal_correction_applies):
+    /// normed joints, rods).
     pub primal_correction: bool,
 }
 

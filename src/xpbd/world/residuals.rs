@@ -65,9 +65,16 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
 
     /// Whether [`SolverOptions::primal_correction`] acts: false while any enabled
     /// constraint has a gradient that jumps at C = 0
-    /// ([`Constraint::is_smooth`]), e.g. the normed joints of Section 5.1.
+    /// ([`Constraint::is_smooth`]), e.g. the normed joints of Section 5.1, and false in
+    /// a world holding a [`System`] (a rod). The pass is an explicit step
+    /// x ← x ⊞ (−𝓜⁻¹r): it contracts only while 𝓜⁻¹ times the change of ∇Cᵀλ per unit
+    /// move stays below 1, and a rod's stiff rows acting on its light nodal inertias
+    /// exceed that. Measured: a cantilever of 5 cubic elements (E = 5 MPa, d = 0.1 m,
+    /// L = 1 m, Δt = 5e-3 s, one substep) along world x gained 6.7e5 J within 3 s with
+    /// the pass and diverged without damping, from the round-off of its out-of-plane
+    /// components (along z, exactly planar, it stayed put).
     pub fn primal_correction_applies(&self) -> bool {
-        self.slots.iter().all(|s| !s.enabled || s.continuous)
+        self.systems.is_empty() && self.slots.iter().all(|s| !s.enabled || s.continuous)
     }
 
     /// The primal correction pass ([`SolverOptions::primal_correction`]): with the
