@@ -95,7 +95,7 @@ enum Command {
         /// Output folder (default: out/<scene name>-sweep).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// Runs at once (default: one per core).
+        /// Runs at once (default: one per core; never more than the runs).
         #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
         jobs: usize,
         /// Do not run: write one self-contained `lie-xpbd run ...` command per run to

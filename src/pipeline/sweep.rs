@@ -286,7 +286,8 @@ pub fn emit_jobs(
 }
 
 /// Runs every planned run in parallel (rayon; at most `threads` at once, 0 = one per
-/// core). `progress(index)` gives each run its progress callback.
+/// core, and never more threads than runs). `progress(index)` gives each run its
+/// progress callback.
 ///
 /// Each run writes its own folder; a failing run does not stop the others. Once
 /// `interrupt` is set, the runs under way stop after their current step (their
@@ -318,6 +319,11 @@ pub fn run_all(
             })
             .collect()
     };
+    // Never more threads than runs (`--jobs 1000000` for two runs once started a
+    // million threads); 0 is rayon's default, one per core, also capped.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = if threads == 0 { cores } else { threads };
+    let threads = threads.min(runs.len()).max(1);
     match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(pool) => pool.install(work),
         Err(_) => work(),
