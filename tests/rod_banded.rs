@@ -739,6 +739,18 @@ fn bad_indices_and_inputs_are_errors() {
         BlockBandedMatrix::<f64>::new(usize::MAX / 2, 3),
         Err(BandedError::TooLarge { .. })
     ));
+    // Reported case: a storage size that fits usize but not memory (a rod of 10⁶ cubic
+    // elements under a 6 GB limit) aborted the process. 10¹⁵ blocks of 288 bytes
+    // (2.9e17 bytes) exceed any address space: the allocation is refused, an error.
+    let mut r = BlockBandedMatrix::<f64>::new(3, 1).unwrap();
+    assert!(matches!(
+        r.reshape(1_000_000_000_000_000, 0),
+        Err(BandedError::OutOfMemory {
+            bytes: 288_000_000_000_000_000,
+            ..
+        })
+    ));
+    assert_eq!((r.blocks(), r.bandwidth()), (3, 1), "unchanged");
     // A bandwidth past n − 1 is clamped.
     assert_eq!(BlockBandedMatrix::<f64>::new(3, 10).unwrap().bandwidth(), 2);
 

@@ -131,4 +131,15 @@ pub enum BandedError {
         /// Block bandwidth requested.
         bandwidth: usize,
     },
+    /// The storage for the requested shape could not be allocated (the system refused
+    /// the memory).
+    #[error("{blocks} block rows with block bandwidth {bandwidth} need {bytes} bytes, which could not be allocated")]
+    OutOfMemory {
+        /// Block rows requested.
+        blocks: usize,
+        /// Block bandwidth requested.
+        bandwidth: usize,
+        /// Bytes of the band asked for.
+        bytes: usize,
+    },
 }

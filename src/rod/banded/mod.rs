@@ -208,7 +208,8 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// whole lower triangle). Allocates at most (p + 1)·n blocks and 6n scalars, once.
     ///
     /// # Errors
-    /// [`BandedError::TooLarge`] if the storage size overflows `usize`.
+    /// [`BandedError::TooLarge`] if the storage size overflows `usize`,
+    /// [`BandedError::OutOfMemory`] if it cannot be allocated.
     pub fn new(blocks: usize, bandwidth: usize) -> Result<Self, BandedError> {
         let mut m = Self {
             blocks: 0,
@@ -228,14 +229,34 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// storage; allocates only if the new band is larger than any held before.
     ///
     /// # Errors
-    /// [`BandedError::TooLarge`] if the storage size overflows `usize`; the matrix is
-    /// then unchanged.
+    /// [`BandedError::TooLarge`] if the storage size overflows `usize`,
+    /// [`BandedError::OutOfMemory`] if it cannot be allocated; the matrix is then
+    /// unchanged (its storage may have grown).
     pub fn reshape(&mut self, blocks: usize, bandwidth: usize) -> Result<(), BandedError> {
         let p = bandwidth.min(blocks.saturating_sub(1));
         let len = blocks
             .checked_mul(p + 1)
             .filter(|len| len.checked_mul(std::mem::size_of::<Block<T>>()).is_some())
             .ok_or(BandedError::TooLarge { blocks, bandwidth })?;
+        // Capacity for the new shape first, fallibly: a refused allocation is an error,
+        // not an abort of the process.
+        let oom = || BandedError::OutOfMemory {
+            blocks,
+            bandwidth,
+            bytes: len * std::mem::size_of::<Block<T>>(),
+        };
+        self.band
+            .try_reserve(len.saturating_sub(self.band.len()))
+            .map_err(|_| oom())?;
+        self.inv_diag
+            .try_reserve(blocks.saturating_sub(self.inv_diag.len()))
+            .map_err(|_| oom())?;
+        self.row_start
+            .try_reserve(blocks.saturating_sub(self.row_start.len()))
+            .map_err(|_| oom())?;
+        self.offset
+            .try_reserve((blocks + 1).saturating_sub(self.offset.len()))
+            .map_err(|_| oom())?;
         self.blocks = blocks;
         self.bandwidth = p;
         // The band rows are shorter in the first p rows: reserve the full count, so
