@@ -647,6 +647,39 @@ fn warnings_name_seconds_as_given() {
     }
 }
 
+/// New-user finding: compliance 1e-14 on the pendulum's pivot reported 4.9e4 J of
+/// elastic energy after 1 s (363 J available): (36) ½C²/α of a stiff row that one
+/// iteration leaves unconverged. The energy warning blamed f32 resolution; it now names
+/// the elastic energy of stiff compliant rows, in f64 and f32.
+#[test]
+fn energy_warning_names_stiff_compliant_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    for scalar in ["f64", "f32"] {
+        let out = run(
+            &[
+                "pendulum",
+                "--seconds",
+                "1",
+                "--set",
+                "joints.pivot.compliance=1e-14",
+                "--scalar",
+                scalar,
+                "--out",
+                scalar,
+            ],
+            dir.path(),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("the total energy rose")
+                && stderr.contains("elastic energy (36)")
+                && stderr.contains("make such rows hard")
+                && !stderr.contains("f32 resolution"),
+            "{stderr}"
+        );
+    }
+}
+
 /// New-user finding: `solver.substeps` had no bound, so one step could run for hours
 /// (`1e7` substeps of the cantilever: about half an hour) and Ctrl-C, honoured between
 /// steps, could not stop it. The value is rejected, naming the key (exit 2); at the

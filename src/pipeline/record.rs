@@ -137,6 +137,8 @@ pub struct RunStats {
     pub energy_final: f64,
     /// Largest total energy over the steps, J.
     pub energy_max: f64,
+    /// The elastic part (36) of the energy at the step of `energy_max`, J.
+    pub energy_max_elastic: f64,
     /// Σ over dynamic bodies of m g·(p₀ − p_lowest): the potential energy released if
     /// every body went down to the lowest point it reached along gravity, J; with the
     /// initial kinetic energy, the energy "available above rest" against which energy
@@ -261,6 +263,7 @@ impl Recorder {
                 energy_initial: e0,
                 energy_final: e0,
                 energy_max: e0,
+                energy_max_elastic: energy0.elastic,
                 kinetic_initial: energy0.kinetic,
                 ..RunStats::default()
             },
@@ -293,6 +296,7 @@ impl Recorder {
         self.stats.energy_final = total;
         if total > self.stats.energy_max || total.is_nan() {
             self.stats.energy_max = total;
+            self.stats.energy_max_elastic = energy.elastic;
         }
         for (i, l) in self.lowest.iter_mut().enumerate() {
             let h = -self.masses[i] * self.gravity.dot(&sim.position(i));
