@@ -39,6 +39,18 @@ fn toml_syntax_error_has_line_and_column() {
     assert!(e.column.is_some());
 }
 
+/// New-user finding: a key given twice was reported as "duplicate key" without the key.
+#[test]
+fn duplicate_key_is_named() {
+    expect(
+        "duplicate_key",
+        SceneErrorKind::Syntax,
+        Some(9),
+        "",
+        "duplicate key `position`",
+    );
+}
+
 #[test]
 fn wrong_type() {
     expect(

@@ -133,11 +133,19 @@ impl Scene {
         let table: toml::Table = match text.parse::<toml::Table>() {
             Ok(t) => t,
             Err(e) => {
-                let mut err = SceneError::new(
-                    SceneErrorKind::Syntax,
-                    FieldPath::root(),
-                    first_line(e.message()),
-                );
+                let mut message = first_line(e.message());
+                // toml says only "duplicate key": name it from the span (the key).
+                if let Some(key) = e
+                    .span()
+                    .filter(|_| message.trim() == "duplicate key")
+                    .and_then(|span| text.get(span))
+                    .and_then(|s| s.split('=').next())
+                    .map(str::trim)
+                    .filter(|k| !k.is_empty())
+                {
+                    message = format!("duplicate key `{key}`");
+                }
+                let mut err = SceneError::new(SceneErrorKind::Syntax, FieldPath::root(), message);
                 if let Some(span) = e.span() {
                     err = err.at_offset(text, span.start);
                 }
