@@ -959,6 +959,8 @@ fn second_run_into_a_folder_removes_the_first_runs_leftovers() {
     );
     assert!(third.status.success());
     assert!(!d.join("vtk/frame_000000.vtp").exists() && !d.join("vtk/frames.pvd").exists());
+    // New-user finding: an empty vtk/ was left behind; the emptied folder goes too.
+    assert!(!d.join("vtk").exists(), "empty vtk/ left");
 }
 
 /// Review finding: the CSV files had no t = 0 row, and the final state was dropped when

@@ -446,9 +446,20 @@ const TEMP_RANDOM_CHARS: usize = 6;
 /// Deletes from `dir` (a run's `vtk/` folder) the frames `frame_NNNNNN.vtp` numbered
 /// `first` and above, and `frames.pvd` unless `keep_pvd`: what an earlier run into the
 /// same folder left beyond the frames of the run that just finished (a run of 0 frames
-/// removes them all). Other files are left alone; a missing folder is no error.
+/// removes them all). Other files are left alone; a missing folder is no error. If it
+/// deleted something and the folder is then empty, the folder goes too (a run without
+/// `--vtk` into a folder that had frames leaves no empty `vtk/`).
 /// Returns the paths deleted.
 pub fn remove_frames_from(dir: &Path, first: usize, keep_pvd: bool) -> Vec<std::path::PathBuf> {
+    let removed = remove_frames_where(dir, first, keep_pvd);
+    if !removed.is_empty() {
+        // Fails, harmlessly, unless the folder is empty.
+        let _ = std::fs::remove_dir(dir);
+    }
+    removed
+}
+
+fn remove_frames_where(dir: &Path, first: usize, keep_pvd: bool) -> Vec<std::path::PathBuf> {
     remove_files_where(dir, |name| {
         if name == PVD_FILE {
             return !keep_pvd;
