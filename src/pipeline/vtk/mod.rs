@@ -451,16 +451,7 @@ const TEMP_RANDOM_CHARS: usize = 6;
 /// `--vtk` into a folder that had frames leaves no empty `vtk/`).
 /// Returns the paths deleted.
 pub fn remove_frames_from(dir: &Path, first: usize, keep_pvd: bool) -> Vec<std::path::PathBuf> {
-    let removed = remove_frames_where(dir, first, keep_pvd);
-    if !removed.is_empty() {
-        // Fails, harmlessly, unless the folder is empty.
-        let _ = std::fs::remove_dir(dir);
-    }
-    removed
-}
-
-fn remove_frames_where(dir: &Path, first: usize, keep_pvd: bool) -> Vec<std::path::PathBuf> {
-    remove_files_where(dir, |name| {
+    let removed = remove_files_where(dir, |name| {
         if name == PVD_FILE {
             return !keep_pvd;
         }
@@ -469,7 +460,12 @@ fn remove_frames_where(dir: &Path, first: usize, keep_pvd: bool) -> Vec<std::pat
             .filter(|n| n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|n| n.parse::<usize>().ok())
             .is_some_and(|k| k >= first)
-    })
+    });
+    if !removed.is_empty() {
+        // Fails, harmlessly, unless the folder is empty.
+        let _ = std::fs::remove_dir(dir);
+    }
+    removed
 }
 
 /// Deletes the plain files of `dir` whose (UTF-8) names `select` accepts; returns the
