@@ -109,10 +109,31 @@ use std::marker::PhantomData;
 /// separate passes under callgrind's cache simulation).
 const STREAMING_BYTES: usize = 512 * 1024;
 
+/// A rod of linear elements (2 nodes each): [`FemRod`] with `N = 2`.
+///
+/// ```
+/// use lie_xpbd::lie::SO3Matrix;
+/// use lie_xpbd::rod::{LinearRod, RodMaterial, StraightRod};
+/// use lie_xpbd::xpbd::{SolverOptions, World};
+/// let mut world = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default())?;
+/// let material = RodMaterial::circular(5e6, 0.4, 1000.0, 0.05)?;
+/// let rod = LinearRod::add_straight(&mut world, &material, &StraightRod::cantilever(1.0, 4))?;
+/// assert_eq!(rod.nodes.len(), 5);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type LinearRod<T, G> = FemRod<T, G, 2>;
+
+/// A rod of quadratic elements (3 nodes each): [`FemRod`] with `N = 3`.
+pub type QuadraticRod<T, G> = FemRod<T, G, 3>;
+
+/// A rod of cubic elements (4 nodes each): [`FemRod`] with `N = 4`.
+pub type CubicRod<T, G> = FemRod<T, G, 4>;
+
 /// A finite-element Cosserat rod of elements with `N` nodes (order N − 1), whose nodes
 /// are bodies of a world, projected as one block-banded λ-system per iteration (module
 /// docs). Implements [`System`]; add it with [`World::add_system`] or build a straight
-/// one with [`FemRod::add_straight`].
+/// one with [`FemRod::add_straight`]. [`LinearRod`], [`QuadraticRod`] and [`CubicRod`]
+/// name the three orders without spelling out `N`.
 ///
 /// ```
 /// use lie_xpbd::lie::SO3Matrix;

@@ -54,7 +54,8 @@ pub use end_motion::EndMotion;
 pub use error::RodError;
 pub use fem_builder::PosedRod;
 pub use fem_rod::{
-    FemRod, FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod, ROD_GAUSS_POINT_KIND,
+    CubicRod, FemRod, FemRodError, FemRodIds, LinearRod, QuadraticRod, RodClamp, RodSolve,
+    StraightRod, ROD_GAUSS_POINT_KIND,
 };
 pub use gauss::{GaussRule, Integration, MAX_GAUSS_POINTS};
 pub use material::{circular_shear_correction, NodalInertia, RodMaterial};
