@@ -55,7 +55,12 @@ fn series<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
     if theta.abs() >= c::<T>(cut.cutoff) {
         return None;
     }
-    Some(horner_sq(theta * theta, cut, coeffs))
+    let x2 = theta * theta;
+    let mut acc = T::zero();
+    for &k in coeffs[..cut.terms].iter().rev() {
+        acc = acc * x2 + c::<T>(k);
+    }
+    Some(acc)
 }
 
 /// As [`series`], from θ² (no square root): Horner's rule on the first `cut.terms` of
@@ -71,27 +76,58 @@ pub(crate) fn series_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) ->
 
 /// Horner's rule on the first `cut.terms` of `coeffs` at x² = `theta_sq`, unchecked
 /// (the caller has checked θ² against the cut-off).
-///
-/// Evaluated in f64 for both scalars, then rounded to `T` once (for f32 a value within
-/// ½ ulp of the truncated series, against a few ulp for f32 Horner). The reason is
-/// speed, not accuracy: callers evaluate two or three series side by side (sinc and α
-/// in [`exp_matrix`]), which the compiler packs into one SIMD register. In f32 two
-/// series fill two of its four lanes, and the other two hold whatever the register
-/// held before; Horner's rule multiplies those by x² over and over, so at small x
-/// they decay into the subnormal range, where every further operation on them takes a
-/// microcode assist on x86 (LLVM issue 61002, "Garbage in undemanded vector elements
-/// can cause fp performance drops"). Two f64 series fill the register exactly. On the
-/// 1,000-element linear cantilever in f32 (`rod_profile`) a step took 6% less time
-/// (656 → 615 µs) with this change, and setting flush-to-zero made no further
-/// difference; f64 is unchanged (the same code).
 #[inline(always)]
 pub(crate) fn horner_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> T {
-    let x2 = theta_sq.to_f64();
-    let mut acc = 0.0;
+    let mut acc = T::zero();
     for &k in coeffs[..cut.terms].iter().rev() {
-        acc = acc * x2 + k;
+        acc = acc * theta_sq + c::<T>(k);
     }
-    c::<T>(acc)
+    acc
+}
+
+/// As [`series`], by Horner's rule in f64 for both scalars, rounded to `T` once (for
+/// f32 within ½ ulp of the truncated series). For the two series that [`sinc_alpha`]
+/// evaluates side by side, for speed, not accuracy: the compiler packs two Horner
+/// chains into one SIMD register. In f32 they fill two of its four lanes, and the
+/// other two hold whatever the register held before; Horner's rule multiplies those by
+/// θ² over and over, so at small θ they decay into the subnormal range, where every
+/// further operation on them takes a microcode assist on x86 (LLVM issue 61002,
+/// "Garbage in undemanded vector elements can cause fp performance drops"). Two f64
+/// chains fill the register exactly. For f64 this is [`series`].
+///
+/// Measured with `rod_profile` (fastest of 20 chunks, alternating binaries): the f32
+/// cantilever of 1,000 linear elements with rotation matrices took 648–683 → 615–640 µs
+/// per step, after which setting flush-to-zero changed nothing; quadratic, cubic and
+/// quaternion rods within noise; f64 the same instructions (callgrind). Every single
+/// series stays in `T`: there the conversions only add latency (all series in f64
+/// cost the f32 quadratic and cubic rods 2–4%).
+#[inline(always)]
+fn series_wide<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
+    if theta.abs() >= c::<T>(cut.cutoff) {
+        return None;
+    }
+    Some(horner_f64((theta * theta).to_f64(), cut, coeffs))
+}
+
+/// As [`series_sq`], by Horner's rule in f64 ([`series_wide`]).
+#[inline(always)]
+fn series_sq_wide<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> Option<T> {
+    if theta_sq < c::<T>(cut.cutoff * cut.cutoff) {
+        Some(horner_f64(theta_sq.to_f64(), cut, coeffs))
+    } else {
+        None
+    }
+}
+
+/// Horner's rule on the first `cut.terms` of `coeffs` at x² = `x2` in f64, rounded to `T`.
+#[inline(always)]
+fn horner_f64<T: Real>(x2: f64, cut: SeriesCut, coeffs: &[f64]) -> T {
+    c::<T>(
+        coeffs[..cut.terms]
+            .iter()
+            .rev()
+            .fold(0.0, |acc, &k| acc * x2 + k),
+    )
 }
 
 /// Whether x² = `num`/`den`² is at most tan²(π/8), where [`atan_over_x`] applies, tested
@@ -362,8 +398,8 @@ pub fn beta_prime_over_theta<T: Real>(theta: T) -> T {
 /// [`alpha`] to a few ε.
 #[inline]
 pub fn sinc_alpha<T: Real>(theta: T) -> (T, T) {
-    let s = series(theta, T::SERIES_SINC, &SINC_SERIES);
-    let a = series(theta, T::SERIES_ALPHA, &ALPHA_SERIES);
+    let s = series_wide(theta, T::SERIES_SINC, &SINC_SERIES);
+    let a = series_wide(theta, T::SERIES_ALPHA, &ALPHA_SERIES);
     match (s, a) {
         (Some(s), Some(a)) => (s, a),
         _ => {
@@ -379,8 +415,8 @@ pub fn sinc_alpha<T: Real>(theta: T) -> (T, T) {
 #[inline(always)]
 pub(crate) fn sinc_alpha_sq<T: Real>(theta_sq: T) -> (T, T) {
     match (
-        series_sq(theta_sq, T::SERIES_SINC, &SINC_SERIES),
-        series_sq(theta_sq, T::SERIES_ALPHA, &ALPHA_SERIES),
+        series_sq_wide(theta_sq, T::SERIES_SINC, &SINC_SERIES),
+        series_sq_wide(theta_sq, T::SERIES_ALPHA, &ALPHA_SERIES),
     ) {
         (Some(s), Some(a)) => (s, a),
         _ => sinc_alpha(theta_sq.sqrt()),
