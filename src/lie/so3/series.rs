@@ -10,12 +10,7 @@ pub(super) fn series<T: Real>(theta: T, cut: SeriesCut, coeffs: &[f64]) -> Optio
     if theta.abs() >= c::<T>(cut.cutoff) {
         return None;
     }
-    let x2 = theta * theta;
-    let mut acc = T::zero();
-    for &k in coeffs[..cut.terms].iter().rev() {
-        acc = acc * x2 + c::<T>(k);
-    }
-    Some(acc)
+    Some(horner_sq(theta * theta, cut, coeffs))
 }
 
 /// As [`series`], from θ² (no square root): Horner's rule on the first `cut.terms` of
@@ -29,8 +24,8 @@ pub(crate) fn series_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) ->
     }
 }
 
-/// Horner's rule on the first `cut.terms` of `coeffs` at x² = `theta_sq`, unchecked
-/// (the caller has checked θ² against the cut-off).
+/// Horner's rule in `T` on the first `cut.terms` of `coeffs` at x² = `theta_sq`,
+/// unchecked (the caller has checked θ² against the cut-off).
 #[inline(always)]
 fn horner_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> T {
     let mut acc = T::zero();
