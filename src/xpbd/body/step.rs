@@ -280,7 +280,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// Applies a correction δp (m, world) and δθ (rad, body): p += δp, R ← R ⊞ δθ (58).
     #[inline]
     pub(crate) fn apply_correction(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>) {
-        self.correct(dp, dtheta, true);
+        self.correct(dp.x, dp.y, dp.z, dtheta.x, dtheta.y, dtheta.z, true);
     }
 
     /// As `apply_correction`, for the last correction of a substep, followed by
@@ -289,12 +289,19 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// `update_velocity`, which composes it anyway (one composition instead of two).
     #[inline]
     pub(crate) fn apply_last_correction(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>) {
-        self.correct(dp, dtheta, false);
+        self.correct(dp.x, dp.y, dp.z, dtheta.x, dtheta.y, dtheta.z, false);
     }
 
-    // Kept out of line (one copy for the solver's many call sites).
+    // Kept out of line (one copy for the solver's many call sites). The six
+    // components are passed as scalars, in registers: the callers build δp and δθ
+    // entry by entry, and a vector passed by reference is reloaded with wider loads
+    // than its stores, which the store buffer cannot forward (a stall of the order of
+    // ten cycles on every correction; an array would be passed by reference too).
     #[inline(never)]
-    fn correct(&mut self, dp: &Vector3<T>, dtheta: &Vector3<T>, compose: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn correct(&mut self, dx: T, dy: T, dz: T, tx: T, ty: T, tz: T, compose: bool) {
+        let dp = &Vector3::new(dx, dy, dz);
+        let dtheta = &Vector3::new(tx, ty, tz);
         if *dp == Vector3::zeros() && *dtheta == Vector3::zeros() {
             return;
         }
