@@ -135,24 +135,35 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         Ok(kin)
     }
 
-    /// [`Self::new`] in place, for the nodal poses `pose(j)` and the rest length of
-    /// `element` (no copy of the kinematics through a returned `Result`). On error
-    /// `self` holds the new poses and stale relative rotations.
+    /// [`Self::new`] in place, for the nodal poses given as references to the
+    /// position and rotation of node j, `pose(j)`, and the rest length of `element`
+    /// (no copy of the kinematics through a returned `Result`). On error `self` holds
+    /// the new poses and stale relative rotations.
+    ///
+    /// The fields are copied from where they are, not through a pose built on the
+    /// stack: that copy reloaded the temporary with loads straddling its stores, which
+    /// the store buffer cannot forward (a stall per node).
     ///
     /// # Errors
     /// As [`Self::new`] (the element checked its length).
     #[inline(always)]
-    pub(crate) fn set_nodes(
+    pub(crate) fn set_nodes<'b>(
         &mut self,
         element: &RodElement<T, N>,
-        pose: impl Fn(usize) -> Pose<T, G>,
-    ) -> Result<(), RodError> {
+        pose: impl Fn(usize) -> (&'b Vector3<T>, &'b G),
+    ) -> Result<(), RodError>
+    where
+        T: 'b,
+        G: 'b,
+    {
         if self.length != element.length {
             self.length = element.length;
             self.inv_length = T::one() / element.length;
         }
         for (j, node) in self.nodes.iter_mut().enumerate() {
-            *node = pose(j);
+            let (position, rotation) = pose(j);
+            node.position = *position;
+            node.rotation = *rotation;
         }
         self.relate_nodes()
     }

@@ -460,8 +460,10 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     #[inline(always)]
     fn kinematics(&mut self, bodies: &[Body<T, G>], e: usize) -> Result<(), RodError> {
         let nodes = &self.nodes[e * (N - 1)..e * (N - 1) + N];
-        self.kinematics
-            .set_nodes(&self.elements[e], |j| bodies[nodes[j].0].pose())
+        self.kinematics.set_nodes(&self.elements[e], |j| {
+            let b = &bodies[nodes[j].0];
+            (&b.position, &b.orientation)
+        })
     }
 
     /// Evaluates every Gauss-point constraint and the nodal 𝓜⁻¹ at the bodies' state.
