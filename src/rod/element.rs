@@ -151,11 +151,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> ElementKinematics<T, G, N> {
         &mut self,
         element: &RodElement<T, N>,
         pose: impl Fn(usize) -> (&'b Vector3<T>, &'b G),
-    ) -> Result<(), RodError>
-    where
-        T: 'b,
-        G: 'b,
-    {
+    ) -> Result<(), RodError> {
         if self.length != element.length {
             self.length = element.length;
             self.inv_length = T::one() / element.length;

@@ -9,9 +9,10 @@
 //! factorisation reads at once; one block of a row is solved, then read by the next),
 //! and a load is forwarded from the store buffer only when one earlier store covers
 //! it. A 256-bit load across two column stores waited for both to reach the cache:
-//! with it, the f32 factorisation of 3,000 block rows of bandwidth 5 took 888 µs
-//! against f64's 1,014 µs, and with bandwidth 3 (2,000 rows) 404 µs against 351 µs;
-//! with the split accesses 705 and 291 µs.
+//! with it, one factorisation and solve of 2,000 block rows (criterion
+//! `rod_banded_f32_p*/factor_solve/2000`) took 360.5, 532.9 and 771.3 µs for
+//! bandwidths 1, 3 and 5; with the split accesses 345.0, 460.2 and 704.8 µs (f64:
+//! 348, 540 and 952 µs).
 //! Each kernel performs, entry by entry, the same fused operations in the same order
 //! as the generic kernel it replaces on the FMA path, so the results are identical
 //! (up to the sign of zero sums). Only called with `T = f32` ([`is_f32`]) on the FMA
