@@ -7,8 +7,11 @@
 //!   `Real::SERIES_ATAN_SHORT`, below which a few Taylor terms replace the polynomial;
 //! * quaternion Exp below `Real::SERIES_SINC` in θ/2 (sin(θ/2)/θ and cos(θ/2) from their
 //!   series in θ², no `sin_cos`);
-//! * Γ⁻¹ and its coefficient γ below `Real::SERIES_GAMMA_INV_SHORT` (fewer terms of the
-//!   same series).
+//! * Γ⁻¹ and its coefficient γ below `Real::SERIES_GAMMA_INV_SHORT` and
+//!   `Real::SERIES_GAMMA_INV_TINY` (fewer terms of the same series);
+//! * both Logs below `Real::SERIES_ASIN_TINY` (θ/sin θ from the series of asin(y)/y in
+//!   y² = sin²θ or sin²(θ/2)), and the quaternion Exp below `Real::SERIES_EXP_TINY`
+//!   (two terms of each series).
 //!
 //! # References
 //! Computed in f64 from the input widened to f64 (exact): the Logs as
@@ -47,16 +50,15 @@ fn axes() -> Vec<V64> {
     a
 }
 
-/// Angles (rad): a sweep from 1e-9 to 0.3 and, for every cut-off `cut` given as the
-/// largest x = tan(θ/k) of the series (k = 1 or 2), θ a few ulps and 1e-6 relative
-/// either side of k·atan(cut), where the code switches.
-fn angles<T: Real>(cuts: &[(f64, f64)]) -> Vec<f64> {
+/// Angles (rad): a sweep from 1e-9 to 0.3 and, for every angle in `switches` at which
+/// the code switches paths (e.g. k·atan(cut) for a cut-off `cut` given as the largest
+/// x = tan(θ/k) of a series, k = 1 or 2), θ a few ulps and 1e-6 relative either side.
+fn angles_around<T: Real>(switches: &[f64]) -> Vec<f64> {
     let mut out: Vec<f64> = (0..=90)
         .map(|i| 1e-9 * 10f64.powf(i as f64 / 10.0))
         .collect();
     out.retain(|&t| t <= 0.3);
-    for &(cut, k) in cuts {
-        let t0 = k * cut.atan();
+    for &t0 in switches {
         for f in [1.0 - 1e-6, 1.0 + 1e-6] {
             out.push(t0 * f);
         }
@@ -125,14 +127,22 @@ fn check_log<T: Real, G: LieGroup<T>>(log_ref: impl Fn(&G) -> V64) {
         // Both also switch from the short Taylor series to the polynomial at
         // `Real::SERIES_ATAN_SHORT`.
         let short = T::SERIES_ATAN_SHORT.cutoff;
-        for t in angles::<T>(&[
+        // …and from asin(y)/y in y = sin θ (matrix) or sin(θ/2) (quaternion) to the
+        // atan forms at `Real::SERIES_ASIN_TINY`.
+        let tiny = T::SERIES_ASIN_TINY.cutoff;
+        let mut switches: Vec<f64> = [
             (cut, 1.0),
             (cut, 2.0),
             (poly, 1.0),
             (poly, 2.0),
             (short, 1.0),
             (short, 2.0),
-        ]) {
+        ]
+        .iter()
+        .map(|&(x, k)| k * x.atan())
+        .collect();
+        switches.extend([tiny.asin(), 2.0 * tiny.asin()]);
+        for t in angles_around::<T>(&switches) {
             let theta = Vector3::new(c::<T>(axis.x * t), c::<T>(axis.y * t), c::<T>(axis.z * t));
             let r = G::exp(&theta);
             let got = widen(&r.log());
@@ -193,8 +203,10 @@ fn check_quaternion_exp<T: Real>() {
     let eps = T::default_epsilon().to_f64();
     // The series is used for θ/2 below the sinc cut-off.
     let cut = T::SERIES_SINC.cutoff;
-    let mut grid = angles::<T>(&[]);
-    for t0 in [2.0 * cut] {
+    // Two terms of each below `Real::SERIES_EXP_TINY` in θ/2.
+    let tiny = T::SERIES_EXP_TINY.cutoff;
+    let mut grid = angles_around::<T>(&[2.0 * tiny]);
+    for t0 in [2.0 * cut, 2.0 * tiny] {
         for f in [1.0 - 1e-6, 1.0, 1.0 + 1e-6] {
             grid.push(t0 * f);
         }
@@ -258,15 +270,22 @@ fn gamma_ref(t: f64) -> f64 {
 
 fn check_gamma_inv<T: Real>() {
     let eps = T::default_epsilon().to_f64();
-    let cut = T::SERIES_GAMMA_INV_SHORT.cutoff;
-    let mut grid = angles::<T>(&[]);
-    let mut t = c::<T>(cut);
-    for _ in 0..4 {
-        t = next_down(t);
-    }
-    for _ in 0..8 {
-        grid.push(t.to_f64());
-        t = next_up(t);
+    // Both cut-offs of the shorter series, `Real::SERIES_GAMMA_INV_TINY` and
+    // `Real::SERIES_GAMMA_INV_SHORT`, a few ulps either side.
+    let cuts = [
+        T::SERIES_GAMMA_INV_TINY.cutoff,
+        T::SERIES_GAMMA_INV_SHORT.cutoff,
+    ];
+    let mut grid = angles_around::<T>(&cuts);
+    for cut in cuts {
+        let mut t = c::<T>(cut);
+        for _ in 0..4 {
+            t = next_down(t);
+        }
+        for _ in 0..8 {
+            grid.push(t.to_f64());
+            t = next_up(t);
+        }
     }
     for &t in &grid {
         let g = so3::gamma_inv_coeff(c::<T>(t)).to_f64();

@@ -5,9 +5,12 @@
 //! first flipped to w ≥ 0 and `Log(q) = 2·atan2(|v|, w)·v/|v|`, giving |θ| ≤ π and
 //! `q ⊟ (−q) = 0`; for |v|/w up to tan(π/8) ([`Real::SERIES_ATAN`]) atan(x)/x is
 //! taken from the polynomial [`Real::ATAN_POLY`] in x² = |v|²/w² instead (below
-//! [`Real::SERIES_ATAN_SHORT`] from the first terms of its Taylor series), and beyond it
+//! [`Real::SERIES_ATAN_SHORT`] from the first terms of its Taylor series; below
+//! [`Real::SERIES_ASIN_TINY`] in |v| = sin(θ/2) as v·2·asin(|v|)/|v| from the first
+//! terms of its series, for a unit q), and beyond it
 //! atan2 is the crate's own (the same polynomial after an argument reduction). Exp of a small θ takes sin(θ/2)/θ and
-//! cos(θ/2) from their series in θ² (no `sin_cos`). nalgebra's own `scaled_axis` returns 0 for |v| ≤ 1e-7 in f32 and is
+//! cos(θ/2) from their series in θ² (no `sin_cos`; two terms each below
+//! [`Real::SERIES_EXP_TINY`]). nalgebra's own `scaled_axis` returns 0 for |v| ≤ 1e-7 in f32 and is
 //! not used.
 
 use super::error::LieError;
@@ -30,6 +33,20 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
         // Small angles: sin(θ/2)/θ = ½·sinc(θ/2) and cos(θ/2) = 1 − (θ/2)²·α(θ/2) from
         // their series in (θ/2)², with neither a square root nor sin_cos.
         let h2 = theta.norm_squared() * c::<T>(0.25);
+        // The smallest rotations (the projections' corrections) need only the first
+        // terms ([`Real::SERIES_EXP_TINY`]).
+        if let (Some(sinc), Some(alpha)) = (
+            so3::series_sq(h2, T::SERIES_EXP_TINY, &so3::SINC_SERIES),
+            so3::series_sq(h2, T::SERIES_EXP_TINY, &so3::ALPHA_SERIES),
+        ) {
+            let s = sinc * c::<T>(0.5);
+            return UnitQuaternion::new_unchecked(Quaternion::new(
+                T::one() - h2 * alpha,
+                theta.x * s,
+                theta.y * s,
+                theta.z * s,
+            ));
+        }
         if let (Some(sinc), Some(alpha)) = (
             so3::series_sq(h2, T::SERIES_SINC, &so3::SINC_SERIES),
             so3::series_sq(h2, T::SERIES_ALPHA, &so3::ALPHA_SERIES),
@@ -65,6 +82,13 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
         // θ = 2·atan(x), x = |v|/w, so θ·v/|v| = v·2·(atan(x)/x)/w, from |v|² without a
         // square root or atan2.
         let vv = v.norm_squared();
+        // The smallest angles: |v| = sin(θ/2), θ·v/|v| = v·2·asin(|v|)/|v| from |v|²
+        // (θ < π: w > 0), without the division by w.
+        if w > T::zero() {
+            if let Some(a) = so3::asin_over_y_tiny(vv) {
+                return v * (c::<T>(2.0) * a);
+            }
+        }
         if w > T::zero() && so3::atan_series_applies(vv, w) {
             let inv_w = T::one() / w;
             let a = so3::atan_over_x(vv * inv_w * inv_w);

@@ -60,6 +60,21 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     /// [`Self::SERIES_GAMMA_INV_SHORT`] and this cut-off (taken from θ², no square
     /// root): fewer terms of the same series than [`Self::SERIES_GAMMA_INV`] up to 1 rad.
     const SERIES_GAMMA_INV_MID: SeriesCut;
+    /// The shortest series for [`crate::lie::so3::gamma_inv_coeff`], below this
+    /// cut-off: the joints' rotation errors (10⁻⁶–10⁻³ rad) need only its first terms,
+    /// and a shorter Horner chain is a shorter wait in the projections, each of which
+    /// depends on the one before.
+    const SERIES_GAMMA_INV_TINY: SeriesCut;
+    /// Cut-off in the half angle θ/2 and length of the series of sin(θ/2)/(θ/2) and
+    /// (1 − cos(θ/2))/(θ/2)² in the quaternion Exp for the smallest rotations (the
+    /// projections' corrections), where their first terms reach the same accuracy as
+    /// [`Self::SERIES_SINC`] and [`Self::SERIES_ALPHA`].
+    const SERIES_EXP_TINY: SeriesCut;
+    /// Cut-off in y = |sin θ| (matrix Log) or y = |sin(θ/2)| (quaternion Log), and
+    /// length of the Taylor series 1 + y²/6 + 3y⁴/40 + … of asin(y)/y, with which the
+    /// Logs of the smallest rotations (θ < π/2) take θ/sin θ from |sin θ|² alone: no
+    /// division by cos θ and no atan polynomial.
+    const SERIES_ASIN_TINY: SeriesCut;
     /// Cut-off and length of the polynomial [`Self::ATAN_POLY`] for atan(x)/x, in
     /// x = tan θ (matrix Log) or x = tan(θ/2) (quaternion Log): at and below the
     /// cut-off tan(π/8) the Logs take θ from it instead of `atan2`, and need no square
@@ -144,6 +159,16 @@ impl Real for f64 {
     const SERIES_GAMMA_INV_SHORT: SeriesCut = SeriesCut::new(0.1, 5);
     /// The tail after 11 terms is 0.008ε relative at 1 rad (after 10 it would be 0.3ε).
     const SERIES_GAMMA_INV_MID: SeriesCut = SeriesCut::new(1.0, 11);
+    /// Below 5e-3 rad, 3 terms: the first omitted one, θ⁶/1209600, is 1.6e-19 = 0.0007ε
+    /// relative to γ ≥ 1/12 there (the terms are positive and fall by more than 1e6 each).
+    const SERIES_GAMMA_INV_TINY: SeriesCut = SeriesCut::new(5e-3, 3);
+    /// θ/2 below 1e-4, 2 terms: sin x/x = 1 − x²/6 with the first omitted term
+    /// x⁴/120 ≤ 8.3e-19 = 0.004ε; cos x = 1 − x²(½ − x²/24) with x²·x⁴/720 ≤ 1.4e-27
+    /// omitted (both series alternate with decreasing terms).
+    const SERIES_EXP_TINY: SeriesCut = SeriesCut::new(1e-4, 2);
+    /// y ≤ 1e-3, 3 terms: the terms are positive and fall by more than 1e6 each, and the
+    /// first omitted one, 5y⁶/112, is 4.5e-20 = 0.0002ε relative.
+    const SERIES_ASIN_TINY: SeriesCut = SeriesCut::new(1e-3, 3);
     /// tan(π/8), with the degree-10 polynomial in x² (12 coefficients): largest relative
     /// error 7.1e-18 = 0.03ε on [0, tan(π/8)] (a Taylor series would need 20 terms).
     const SERIES_ATAN: SeriesCut = SeriesCut::new(
@@ -207,6 +232,14 @@ impl Real for f32 {
     const SERIES_GAMMA_INV_SHORT: SeriesCut = SeriesCut::new(0.1, 3);
     /// The tail after 6 terms is 0.001ε relative at 1 rad (after 5 it would be 0.05ε).
     const SERIES_GAMMA_INV_MID: SeriesCut = SeriesCut::new(1.0, 6);
+    /// Below 0.03 rad, 2 terms: the first omitted one, θ⁴/30240, is 3.2e-10 = 0.003ε
+    /// relative to γ ≥ 1/12 there.
+    const SERIES_GAMMA_INV_TINY: SeriesCut = SeriesCut::new(0.03, 2);
+    /// θ/2 below 0.01, 2 terms: first omitted term of sin x/x, x⁴/120 ≤ 8.3e-11 =
+    /// 0.0007ε; of cos x, x⁶/720 ≤ 1.4e-15.
+    const SERIES_EXP_TINY: SeriesCut = SeriesCut::new(0.01, 2);
+    /// y ≤ 0.03, 3 terms: first omitted term 5y⁶/112 = 3.3e-11 = 0.0003ε relative.
+    const SERIES_ASIN_TINY: SeriesCut = SeriesCut::new(0.03, 3);
     /// tan(π/8), with the degree-4 polynomial in x² (6 coefficients): largest relative
     /// error 2.5e-9 = 0.02ε on [0, tan(π/8)].
     const SERIES_ATAN: SeriesCut = SeriesCut::new(

@@ -18,7 +18,9 @@
 //! part (never `acos`, which loses half the digits near 0 and π) — for tan θ up to
 //! tan(π/8) ([`Real::SERIES_ATAN`]) θ/sin θ as atan(x)/x from the polynomial
 //! [`Real::ATAN_POLY`] in x² = |s|²/cos²θ (below [`Real::SERIES_ATAN_SHORT`] the first
-//! terms of its Taylor series), divided by cos θ (no square root, no atan2);
+//! terms of its Taylor series), divided by cos θ (no square root, no atan2), and
+//! for the smallest angles (|s| below [`Real::SERIES_ASIN_TINY`], cos θ > 0) as asin(y)/y
+//! from the first terms of its series in y² = |s|² (no division either);
 //! beyond it atan2 by the same polynomial after an argument reduction — and within
 //! [`Real::log_pi_window`] of π takes the axis from the symmetric part of R, with its
 //! sign from s. It never returns NaN for a finite rotation matrix.
@@ -205,6 +207,16 @@ pub(crate) const ATAN_POLY_F32: [f64; 6] = [
 ];
 /// The Taylor series of atan(x)/x in x²: (−1)ᵏ/(2k + 1), the f64 nearest each.
 pub(crate) const ATAN_TAYLOR: [f64; 4] = [1.0, -1.0 / 3.0, 1.0 / 5.0, -1.0 / 7.0];
+/// The Taylor series of asin(y)/y in y²: (2k)!/(4ᵏ(k!)²(2k + 1)), the f64 nearest each.
+pub(crate) const ASIN_TAYLOR: [f64; 3] = [1.0, 1.0 / 6.0, 3.0 / 40.0];
+
+/// θ/sin θ = asin(y)/y from y² = sin²θ below [`Real::SERIES_ASIN_TINY`] (θ < π/2 is the
+/// caller's to check), `None` above it: the Logs' path for the smallest rotations, with
+/// neither a division nor a square root.
+#[inline(always)]
+pub(crate) fn asin_over_y_tiny<T: Real>(y_sq: T) -> Option<T> {
+    series_sq(y_sq, T::SERIES_ASIN_TINY, &ASIN_TAYLOR)
+}
 /// tan(π/8), the end of the interval of [`ATAN_POLY_F64`] and [`ATAN_POLY_F32`].
 pub(crate) const TAN_PI_8: f64 = 0.41421356237309503;
 const ALPHA_PRIME_SERIES: [f64; 14] = [
@@ -268,14 +280,16 @@ pub fn beta<T: Real>(theta: T) -> T {
 /// γ(θ) = 1/θ² − (1 + cos θ)/(2θ sin θ), the coefficient of θ̂² in Γ⁻¹ (27).
 ///
 /// Series below [`Real::SERIES_GAMMA_INV`] (with fewer terms below
-/// [`Real::SERIES_GAMMA_INV_SHORT`] and [`Real::SERIES_GAMMA_INV_MID`]); above, evaluated
+/// [`Real::SERIES_GAMMA_INV_TINY`], [`Real::SERIES_GAMMA_INV_SHORT`] and
+/// [`Real::SERIES_GAMMA_INV_MID`]); above, evaluated
 /// as 1/θ² − cot(θ/2)/(2θ),
 /// which is finite at θ = π (γ(π) = 1/π²). Singular at |θ| = 2π, where Γ is not
 /// invertible; Log never returns |θ| > π.
 #[inline]
 pub fn gamma_inv_coeff<T: Real>(theta: T) -> T {
     let t2 = theta * theta;
-    series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
+    series_sq(t2, T::SERIES_GAMMA_INV_TINY, &GAMMA_INV_SERIES)
+        .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES))
         .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_MID, &GAMMA_INV_SERIES))
         .or_else(|| series(theta, T::SERIES_GAMMA_INV, &GAMMA_INV_SERIES))
         .unwrap_or_else(|| gamma_inv_closed(theta))
@@ -291,7 +305,8 @@ fn gamma_inv_closed<T: Real>(theta: T) -> T {
 /// γ(θ) of [`gamma_inv_coeff`] from θ² (no square root below the series cut-offs).
 #[inline]
 pub(crate) fn gamma_inv_coeff_sq<T: Real>(t2: T) -> T {
-    series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES)
+    series_sq(t2, T::SERIES_GAMMA_INV_TINY, &GAMMA_INV_SERIES)
+        .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES))
         .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_MID, &GAMMA_INV_SERIES))
         .unwrap_or_else(|| gamma_inv_coeff(t2.sqrt()))
 }
@@ -400,6 +415,12 @@ fn log_matrix_from<T: Real>(sx: T, sy: T, sz: T, cos_t: T, r: &Matrix3<T>) -> Ve
     // Small angles (tan θ below the atan series cut-off): θ = atan(x), x = sin θ/cos θ,
     // so s·θ/sin θ = s·(atan(x)/x)/cos θ, from |s|² without a square root or atan2.
     let ss = s.norm_squared();
+    // The smallest angles: θ/sin θ = asin(|s|)/|s| from |s|² (θ < π/2: cos θ > 0).
+    if cos_t > T::zero() {
+        if let Some(a) = asin_over_y_tiny(ss) {
+            return s * a;
+        }
+    }
     if cos_t > T::zero() && atan_series_applies(ss, cos_t) {
         let inv_c = one / cos_t;
         let a = atan_over_x(ss * inv_c * inv_c);
