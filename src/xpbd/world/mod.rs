@@ -12,6 +12,7 @@ pub mod direct;
 mod options;
 mod projection;
 mod residuals;
+mod small_spd;
 mod systems;
 
 pub use breaking::{BreakEvent, BreakLimits};

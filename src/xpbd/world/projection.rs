@@ -1,5 +1,5 @@
 //! The per-constraint projections of a [`World`]: scalar rows (56) and the dense block
-//! (124) with its fixed-size LDLᵀ solve.
+//! (124) with its fixed-size solve ([`super::small_spd`]).
 
 use super::{GradientLayout, World};
 use crate::lie::{LieGroup, Real};
@@ -228,7 +228,7 @@ fn block_n<T: Real, const N: usize, const K: usize, const UNIT: bool>(
         a[j][j] += alpha;
         dl[j] = -eval.value[j] - alpha * lambda[j];
     }
-    if !ldlt_solve_fixed(&mut a, &mut dl) {
+    if !super::small_spd::solve_fixed(&mut a, &mut dl) {
         return None;
     }
     // Δx_b = 𝓜_b⁻¹ ∇C_bᵀ Δλ.
@@ -257,75 +257,4 @@ fn block_n<T: Real, const N: usize, const K: usize, const UNIT: bool>(
         *l += *d;
     }
     Some(dx)
-}
-
-/// Solves `A x = b` for a symmetric positive definite `A` of fixed size `N` (lower
-/// triangle used, overwritten) by its LDLᵀ factorisation (L unit lower triangular, D
-/// diagonal: the Cholesky factor is L·√D), `b` overwritten by x. Every loop bound is a
-/// constant, and there is one division per row (1/Dⱼⱼ) and no square root. Returns
-/// false, leaving `b` unusable, if a pivot Dⱼⱼ (the square of the Cholesky pivot) is not
-/// positive relative to its diagonal entry, as [`cholesky_solve_in_place`] rejects it,
-/// or the solution is not finite.
-#[inline(always)]
-// The loops run over the fixed row count N and index several arrays in step (L, D, v, b),
-// so that they unroll; iterators would obscure the factorisation.
-#[allow(clippy::needless_range_loop)]
-fn ldlt_solve_fixed<T: Real, const N: usize>(a: &mut [[T; N]; N], b: &mut [T; N]) -> bool {
-    // Every inner loop runs over 0..N with a test on the index, so that it unrolls fully
-    // and the outer loops then do too (a trip count depending on the outer index would
-    // keep runtime loops).
-    let tiny = T::default_epsilon() * crate::lie::real::c(64.0);
-    let mut inv_d = [T::zero(); N];
-    for j in 0..N {
-        // v_k = L_jk D_kk for k < j.
-        let mut v = [T::zero(); N];
-        let diag = a[j][j];
-        let mut d = diag;
-        for k in 0..N {
-            if k < j {
-                v[k] = a[j][k] * a[k][k];
-                d -= a[j][k] * v[k];
-            }
-        }
-        // A NaN pivot passes this test but makes the solution NaN, which the final test
-        // rejects (+∞ only arises from an infinite diagonal entry, which fails it).
-        if d <= tiny * diag.abs() {
-            return false;
-        }
-        a[j][j] = d;
-        let inv = T::one() / d;
-        inv_d[j] = inv;
-        for i in 0..N {
-            if i > j {
-                let mut s = a[i][j];
-                for k in 0..N {
-                    if k < j {
-                        s -= a[i][k] * v[k];
-                    }
-                }
-                a[i][j] = s * inv;
-            }
-        }
-    }
-    for i in 0..N {
-        let mut s = b[i];
-        for k in 0..N {
-            if k < i {
-                s -= a[i][k] * b[k];
-            }
-        }
-        b[i] = s;
-    }
-    for ii in 0..N {
-        let i = N - 1 - ii;
-        let mut s = b[i] * inv_d[i];
-        for k in 0..N {
-            if k > i {
-                s -= a[k][i] * b[k];
-            }
-        }
-        b[i] = s;
-    }
-    // x·0 is NaN for ±∞ and NaN: one test for all entries.
-    b.iter().fold(T::zero(), |acc, x| acc + *x * T::zero()) == T::zero()
 }
