@@ -69,11 +69,7 @@ pub(crate) fn atan_over_x<T: Real>(x_sq: T) -> T {
     if let Some(a) = series_sq(x_sq, T::SERIES_ATAN_SHORT, &ATAN_TAYLOR) {
         return a;
     }
-    let mut acc = T::zero();
-    for &k in T::ATAN_POLY.iter().rev() {
-        acc = acc * x_sq + c::<T>(k);
-    }
-    acc
+    series::poly(x_sq, T::ATAN_POLY)
 }
 
 /// atan2(y, x) for y ≥ 0: the angle of (x, y) in [0, π], to ~1 ulp (relative for
@@ -182,7 +178,8 @@ const GAMMA_INV_SERIES: [f64; 21] = [
 // with mpmath at 50 digits (`mpmath.chebyfit`), with the exact leading 1 prepended.
 // Degree 10 (f64): largest relative error of atan(u) 7.1e-18 = 0.03ε₆₄; degree 4 (f32):
 // 2.5e-9 = 0.02ε₃₂ (both measured at 2,001 points in 50-digit arithmetic with the
-// coefficients rounded to f64). Horner's rule adds ~1ε. [`Real::ATAN_POLY`] selects one.
+// coefficients rounded to f64). Evaluating it ([`series::poly`]) adds ~1ε.
+// [`Real::ATAN_POLY`] selects one.
 pub(crate) const ATAN_POLY_F64: [f64; 12] = [
     1.0,
     -0.3333333333333333,

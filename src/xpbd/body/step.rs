@@ -358,7 +358,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// base composed with `since_base`, rounded once.
     /// With `compose` false (and no fold), `orientation` is left as it was, for the
     /// caller to compose.
-    #[inline]
+    ///
+    /// Inlined into its callers, so that q stays in registers: passed by reference to
+    /// an out-of-line copy, it was stored by the caller and reloaded with loads
+    /// spanning two of its stores, which the store buffer cannot forward.
+    #[inline(always)]
     fn add_rotation(&mut self, q: &UnitQuaternion<T>, compose: bool) {
         self.since_base *= q;
         let v = self.since_base.imag();
