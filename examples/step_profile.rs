@@ -15,7 +15,7 @@
 //! prints the fastest wall time per step over chunks of 1000 steps (a rough figure on a
 //! shared machine; the criterion bench `pendulum` is the reference). An argument
 //! `primal_correction` anywhere turns on the primal correction pass (as the shipped
-//! scene does); without it the step is the paper's plain XPBD step. An argument `rps`
+//! pendulum scene does; the shipped robot scene does not); without it the step is the paper's plain XPBD step. An argument `rps`
 //! anywhere runs the 3-RPS robot (`scenes/rps.toml`) instead of the pendulum.
 
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};

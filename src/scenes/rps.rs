@@ -268,7 +268,11 @@ pub fn scene_file() -> SceneFile {
             iterations: 1,
             mode: ModeSpec::Block,
             gravity: [0.0, -9.81, 0.0],
-            primal_correction: true,
+            // Off: on this robot the plain step already holds (51) to a median of
+            // 6e-9 over 0–15 s (pendulum: 3e-9, above its 2.5e-9 target, so the
+            // pendulum keeps the pass) and the plate normal to 3e-15 rad, while the pass
+            // costs ~30% of the substep. `--set solver.primal_correction=true` turns it on.
+            primal_correction: false,
             ..SolverSpec::default()
         },
         run: RunSpec {
