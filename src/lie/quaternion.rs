@@ -33,31 +33,28 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
         // Small angles: sin(θ/2)/θ = ½·sinc(θ/2) and cos(θ/2) = 1 − (θ/2)²·α(θ/2) from
         // their series in (θ/2)², with neither a square root nor sin_cos.
         let h2 = theta.norm_squared() * c::<T>(0.25);
+        let from_series = |sinc: T, alpha: T| {
+            let s = sinc * c::<T>(0.5);
+            UnitQuaternion::new_unchecked(Quaternion::new(
+                T::one() - h2 * alpha,
+                theta.x * s,
+                theta.y * s,
+                theta.z * s,
+            ))
+        };
         // The smallest rotations (the projections' corrections) need only the first
         // terms ([`Real::SERIES_EXP_TINY`]).
         if let (Some(sinc), Some(alpha)) = (
             so3::series_sq(h2, T::SERIES_EXP_TINY, &so3::SINC_SERIES),
             so3::series_sq(h2, T::SERIES_EXP_TINY, &so3::ALPHA_SERIES),
         ) {
-            let s = sinc * c::<T>(0.5);
-            return UnitQuaternion::new_unchecked(Quaternion::new(
-                T::one() - h2 * alpha,
-                theta.x * s,
-                theta.y * s,
-                theta.z * s,
-            ));
+            return from_series(sinc, alpha);
         }
         if let (Some(sinc), Some(alpha)) = (
             so3::series_sq(h2, T::SERIES_SINC, &so3::SINC_SERIES),
             so3::series_sq(h2, T::SERIES_ALPHA, &so3::ALPHA_SERIES),
         ) {
-            let s = sinc * c::<T>(0.5);
-            return UnitQuaternion::new_unchecked(Quaternion::new(
-                T::one() - h2 * alpha,
-                theta.x * s,
-                theta.y * s,
-                theta.z * s,
-            ));
+            return from_series(sinc, alpha);
         }
         // sin(θ/2)/θ and cos(θ/2) from one sin_cos (series sinc near 0).
         let half = theta.norm() * c::<T>(0.5);
