@@ -284,12 +284,22 @@ pub fn beta<T: Real>(theta: T) -> T {
 /// invertible; Log never returns |θ| > π.
 #[inline]
 pub fn gamma_inv_coeff<T: Real>(theta: T) -> T {
-    let t2 = theta * theta;
+    gamma_inv_short_series(theta * theta).unwrap_or_else(|| gamma_inv_long(theta))
+}
+
+/// γ from its series in θ² below [`Real::SERIES_GAMMA_INV_MID`] (the shortest series
+/// whose cut-off θ² is below), `None` above.
+#[inline(always)]
+fn gamma_inv_short_series<T: Real>(t2: T) -> Option<T> {
     series_sq(t2, T::SERIES_GAMMA_INV_TINY, &GAMMA_INV_SERIES)
         .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES))
         .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_MID, &GAMMA_INV_SERIES))
-        .or_else(|| series(theta, T::SERIES_GAMMA_INV, &GAMMA_INV_SERIES))
-        .unwrap_or_else(|| gamma_inv_closed(theta))
+}
+
+/// γ at or above [`Real::SERIES_GAMMA_INV_MID`]: the full series below
+/// [`Real::SERIES_GAMMA_INV`], the closed form above.
+fn gamma_inv_long<T: Real>(theta: T) -> T {
+    series(theta, T::SERIES_GAMMA_INV, &GAMMA_INV_SERIES).unwrap_or_else(|| gamma_inv_closed(theta))
 }
 
 /// γ(θ) in closed form, 1/θ² − cot(θ/2)/(2θ) (for θ at or above the series cut-off).
@@ -302,10 +312,7 @@ fn gamma_inv_closed<T: Real>(theta: T) -> T {
 /// γ(θ) of [`gamma_inv_coeff`] from θ² (no square root below the series cut-offs).
 #[inline]
 pub(crate) fn gamma_inv_coeff_sq<T: Real>(t2: T) -> T {
-    series_sq(t2, T::SERIES_GAMMA_INV_TINY, &GAMMA_INV_SERIES)
-        .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_SHORT, &GAMMA_INV_SERIES))
-        .or_else(|| series_sq(t2, T::SERIES_GAMMA_INV_MID, &GAMMA_INV_SERIES))
-        .unwrap_or_else(|| gamma_inv_coeff(t2.sqrt()))
+    gamma_inv_short_series(t2).unwrap_or_else(|| gamma_inv_long(t2.sqrt()))
 }
 
 /// α'(θ)/θ where α is [`alpha`]: (sin θ/θ − 2α)/θ². Finite at 0 (−1/12).
