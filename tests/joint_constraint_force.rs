@@ -8,10 +8,16 @@
 //!
 //! # Tolerance
 //! Both paths form the same products g_jc·λ_j of the same gradient entries and add them
-//! over the rows in the same order, so they agree to the last bit unless the compiler
-//! orders the sum differently; the check allows 64 ε · Σⱼ|g_jc λⱼ| per entry, the bound
-//! of a reordered sum of at most 6 terms with room to spare, and no more (a wrong row,
-//! side or sign is off by a multiple of |g_jc λⱼ| itself).
+//! over the rows, so they differ only by the order of the sum; the check allows
+//! 64 ε · Σⱼ|g_jc λⱼ| per entry, the bound of a reordered sum of at most 6 terms with room
+//! to spare. One exception: the rotation columns of the position-error rows Δp
+//! (fixed, revolute, spherical) are applied as r × (Rᵀλ_p) (r the frame translation,
+//! λ_p the rows' multipliers), not row by row from the entries of −R r̂: the same
+//! exact value, rounded in other places, each rounding at most ε times a term of size
+//! |r||λ_p| (Rᵀλ_p: three products and two sums; the cross product: two products and a
+//! difference), so for those columns |r|·|λ_p| is added to the sum of terms. A wrong
+//! row, side or sign is off by a multiple of |g_jc λⱼ| or |r||λ_p| itself, far above
+//! 64 ε of it.
 
 use lie_xpbd::joint::{
     Fixed, JointFrame, JointKind, JointKinematics, JointRows, Prismatic, Revolute, Spherical,
@@ -110,7 +116,16 @@ fn joint<T: Real, G: LieGroup<T>, J>(
 
 /// Compares the two ways of forming ∇C_kᵀλ; returns the worst error in units of the
 /// tolerance (≤ 1 passes).
-fn check<T: Real, G: LieGroup<T>>(c_: &dyn Constraint<T, G>, bodies: &[Body<T, G>], l: &[f64; 6]) {
+///
+/// `position_rows`: rows 0–2 are Δp, whose rotation columns are applied as
+/// r × (Rᵀλ_p) (module docs); `r` the frame translations' norms per side.
+fn check<T: Real, G: LieGroup<T>>(
+    c_: &dyn Constraint<T, G>,
+    bodies: &[Body<T, G>],
+    l: &[f64; 6],
+    position_rows: bool,
+    r: [f64; 2],
+) {
     let dim = c_.dim();
     let lambda: Vec<T> = l[..dim].iter().map(|&x| c(x)).collect();
     let mut eval = ConstraintEval::default();
@@ -138,7 +153,13 @@ fn check<T: Real, G: LieGroup<T>>(c_: &dyn Constraint<T, G>, bodies: &[Body<T, G
                     acc + (eval.gradient[k][(j, col)] * lambda[j]).to_f64()
                 });
             let got = force[k][col].to_f64();
-            let scale = terms.iter().map(|t| t.abs()).sum::<f64>() + start[col].to_f64().abs();
+            let cross = if position_rows && col >= 3 {
+                r[k] * (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]).sqrt()
+            } else {
+                0.0
+            };
+            let scale =
+                terms.iter().map(|t| t.abs()).sum::<f64>() + start[col].to_f64().abs() + cross;
             let tol = 64.0 * eps * scale.max(f64::MIN_POSITIVE);
             assert!(
                 (got - want).abs() <= tol,
@@ -164,17 +185,20 @@ impl JointKind for PushedFixed {
 }
 
 fn all_kinds<T: Real, G: LieGroup<T>>(case: &Case) {
+    let norm = |t: [f64; 3]| (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();
+    let r = [norm(case.frames[0].0), norm(case.frames[1].0)];
+    let l = &case.lambda;
     for world in [None, Some(0), Some(1)] {
         let (b, j) = joint::<T, G, _>(case, world, Fixed::new);
-        check(&j, &b, &case.lambda);
+        check(&j, &b, l, true, r);
         let (b, j) = joint::<T, G, _>(case, world, Revolute::new);
-        check(&j, &b, &case.lambda);
+        check(&j, &b, l, true, r);
         let (b, j) = joint::<T, G, _>(case, world, Spherical::new);
-        check(&j, &b, &case.lambda);
+        check(&j, &b, l, true, r);
         let (b, j) = joint::<T, G, _>(case, world, Prismatic::new);
-        check(&j, &b, &case.lambda);
+        check(&j, &b, l, false, r);
         let (b, j) = joint::<T, G, _>(case, world, VectorJoint::<T, G, PushedFixed>::new);
-        check(&j, &b, &case.lambda);
+        check(&j, &b, l, false, r);
     }
 }
 

@@ -325,6 +325,29 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
         }
     }
 
+    /// The rotation columns of [`Self::position_error_rows_for`] transposed and applied
+    /// to `l`, per side (zero where not `sides[k]`): D_{R₁}(Δp)ᵀl = r₁ × (R₁ᵀl) and
+    /// D_{R₂}(Δp)ᵀl = −r₂ × (R₂ᵀl) (body frames; m times the units of l), from
+    /// D_R(R r) = −R r̂ (20): (−R r̂)ᵀl = r̂Rᵀl. The position columns are ±I, so their
+    /// part is ±l. Used for ∇Cᵀλ without forming the blocks.
+    #[inline(always)]
+    pub(crate) fn position_error_torques(
+        &self,
+        l: &Vector3<T>,
+        sides: [bool; 2],
+    ) -> [Vector3<T>; 2] {
+        let t = |k: usize| {
+            if sides[k] {
+                self.frame[k]
+                    .translation
+                    .cross(&self.body[k].rotation.act_inv(l))
+            } else {
+                Vector3::zeros()
+            }
+        };
+        [t(0), -t(1)]
+    }
+
     /// e = R̄₁ ⊟ R̄₂ (rad, in the joint frame of side 2): the rotation rows of (71),
     /// (72), (79). |e| ≤ π.
     #[inline(always)]

@@ -103,6 +103,9 @@ impl<T: Real> JointRows<'_, T> {
     /// ([`JointKinematics::position_error_gradient`]).
     #[inline(always)]
     pub fn position_error<G: LieGroup<T>>(&mut self, k: &JointKinematics<T, G>, src: Range<usize>) {
+        if self.push_position_error_force(k, src.clone()) {
+            return;
+        }
         // Nothing is written for a world side: its block is not computed.
         let q = k.position_error_rows_for(self.active);
         self.push_rows(q, src);
@@ -126,6 +129,44 @@ impl<T: Real> JointRows<'_, T> {
     ) {
         let q = k.relative_position_rows();
         self.push_rows(q, src);
+    }
+
+    /// The force sink's form of [`Self::position_error`] (false, nothing done, for the
+    /// evaluation sink): adds the rows `src` of Δp times λ to the constraint forces
+    /// without forming their blocks, as ±l for the position columns and
+    /// ±r × (Rᵀl) for the rotation columns
+    /// ([`JointKinematics::position_error_torques`]), l the rows' multipliers in
+    /// components `src` (zero elsewhere). The same ∇Cᵀλ, rounded differently; it
+    /// skips the value Δp and the entries of −R r̂, which the primal correction pass
+    /// never reads: callgrind, triple pendulum with the pass, 12.10k → 11.74k
+    /// instructions per step.
+    #[inline(always)]
+    fn push_position_error_force<G: LieGroup<T>>(
+        &mut self,
+        k: &JointKinematics<T, G>,
+        src: Range<usize>,
+    ) -> bool {
+        let Sink::Force { lambda, force } = &mut self.sink else {
+            return false;
+        };
+        let first = self.next;
+        self.next += src.len();
+        let mut l = Vector3::zeros();
+        for (row, c) in (first..).zip(src) {
+            l[c] = lambda[row];
+        }
+        let torques = k.position_error_torques(&l, self.active);
+        for (side, f) in force.iter_mut().enumerate() {
+            if !self.active[side] {
+                continue;
+            }
+            let s = if side == 0 { T::one() } else { -T::one() };
+            for c in 0..3 {
+                f[c] += s * l[c];
+                f[c + 3] += torques[side][c];
+            }
+        }
+        true
     }
 
     /// As [`Self::push`] for a quantity in the structured form of the kinematics
