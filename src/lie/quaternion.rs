@@ -69,35 +69,7 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
 
     #[inline]
     fn log(&self) -> Vector3<T> {
-        let q = self.as_ref();
-        let (w, v) = if q.w < T::zero() {
-            (-q.w, -q.imag())
-        } else {
-            (q.w, q.imag())
-        };
-        // Small angles (tan(θ/2) = |v|/w below the atan series cut-off):
-        // θ = 2·atan(x), x = |v|/w, so θ·v/|v| = v·2·(atan(x)/x)/w, from |v|² without a
-        // square root or atan2.
-        let vv = v.norm_squared();
-        // The smallest angles: |v| = sin(θ/2), θ·v/|v| = v·2·asin(|v|)/|v| from |v|²
-        // (θ < π: w > 0), without the division by w.
-        if w > T::zero() {
-            if let Some(a) = so3::asin_over_y_tiny(vv) {
-                return v * (c::<T>(2.0) * a);
-            }
-        }
-        if w > T::zero() && so3::atan_series_applies(vv, w) {
-            let inv_w = T::one() / w;
-            let a = so3::atan_over_x(vv * inv_w * inv_w);
-            return v * (c::<T>(2.0) * a * inv_w);
-        }
-        let n = vv.sqrt();
-        if n == T::zero() {
-            // |v|² underflowed (|θ| below ~1e-154 in f64, ~1e-19 in f32) or q = ±1: then
-            // θ = 2v to within rounding, and v = 0 exactly for the identity.
-            return v * c::<T>(2.0);
-        }
-        v * (c::<T>(2.0) * so3::atan2_nonneg(n, w) / n)
+        log_inline(self)
     }
 
     #[inline]
@@ -151,4 +123,42 @@ impl<T: Real> LieGroup<T> for UnitQuaternion<T> {
     fn renormalize(&self) -> Self {
         UnitQuaternion::new_normalize(self.into_inner())
     }
+}
+
+/// [`LieGroup::log`] of a unit quaternion, always inlined: for hot call sites whose
+/// caller reads the result at once. Out of line, the 24-byte result is returned through
+/// memory as three 8-byte stores that the caller reloads with 16-byte loads, which the
+/// store buffer cannot forward (a stall of about ten cycles per call: 6% of the
+/// primal correction pass's time in the triple pendulum, `perf annotate`).
+#[inline(always)]
+pub(crate) fn log_inline<T: Real>(q: &UnitQuaternion<T>) -> Vector3<T> {
+    let q = q.as_ref();
+    let (w, v) = if q.w < T::zero() {
+        (-q.w, -q.imag())
+    } else {
+        (q.w, q.imag())
+    };
+    // Small angles (tan(θ/2) = |v|/w below the atan series cut-off):
+    // θ = 2·atan(x), x = |v|/w, so θ·v/|v| = v·2·(atan(x)/x)/w, from |v|² without a
+    // square root or atan2.
+    let vv = v.norm_squared();
+    // The smallest angles: |v| = sin(θ/2), θ·v/|v| = v·2·asin(|v|)/|v| from |v|²
+    // (θ < π: w > 0), without the division by w.
+    if w > T::zero() {
+        if let Some(a) = so3::asin_over_y_tiny(vv) {
+            return v * (c::<T>(2.0) * a);
+        }
+    }
+    if w > T::zero() && so3::atan_series_applies(vv, w) {
+        let inv_w = T::one() / w;
+        let a = so3::atan_over_x(vv * inv_w * inv_w);
+        return v * (c::<T>(2.0) * a * inv_w);
+    }
+    let n = vv.sqrt();
+    if n == T::zero() {
+        // |v|² underflowed (|θ| below ~1e-154 in f64, ~1e-19 in f32) or q = ±1: then
+        // θ = 2v to within rounding, and v = 0 exactly for the identity.
+        return v * c::<T>(2.0);
+    }
+    v * (c::<T>(2.0) * so3::atan2_nonneg(n, w) / n)
 }

@@ -342,7 +342,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         }
         (
             self.displacement,
-            <UnitQuaternion<T> as LieGroup<T>>::log(&self.correction),
+            crate::lie::quaternion::log_inline(&self.correction),
         )
     }
 
