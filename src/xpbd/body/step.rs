@@ -456,12 +456,11 @@ fn bch_remainder_side<T: Real>(
 /// [`inverse_binade`] of a. Formed on sa = s·a and tc = t·c (s = `a_scale`, t the
 /// same for c: powers of two that bring the largest component into [1, 2); 1 in
 /// f64) and scaled back: t·Γ⁻¹(a)c = tc + (½/s)·u + (γ/s²)·(sa × u), u = sa × tc.
-/// The scalings are exact, so the result is the unscaled formula's to the bit, but the
-/// triple products of out-of-plane round-off components (a node of a planar rod:
-/// |a| ~ 1e-5 with components ~ 1e-14) no longer fall into f32's subnormal range, where
-/// each costs a microcode assist of ~100 cycles on x86: unscaled, 9 of 10 velocity
-/// updates of the f32 cantilever of 1,000 cubic elements took one, and a step took
-/// 3.0 ms against 2.86 ms scaled (`examples/rod_profile.rs`).
+/// The scalings are exact (the unscaled formula's result to the bit), but triple
+/// products of out-of-plane round-off components (a planar rod's node: |a| ~ 1e-5,
+/// components ~ 1e-14) no longer fall into f32's subnormal range, ~100 cycles each
+/// on x86: unscaled, 9 of 10 velocity updates of the f32 cantilever of 1,000 cubic
+/// elements took one (a step 3.0 ms against 2.86 ms scaled, `examples/rod_profile.rs`).
 #[inline(always)]
 fn gamma_inv_times<T: Real>(a: &Vector3<T>, a_scale: T, c: &Vector3<T>) -> Vector3<T> {
     let t = inverse_binade(abs_max3(c), 60);
@@ -501,6 +500,22 @@ mod tests {
     use crate::lie::Real;
     use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
+    /// Uniform samples in [0, 1) from a xorshift generator seeded with `state`.
+    fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// A vector of components uniform in [−size/2, size/2).
+    fn vector<T: Real>(next: &mut impl FnMut() -> f64, size: f64) -> Vector3<T> {
+        let v = Vector3::new(next() - 0.5, next() - 0.5, next() - 0.5);
+        v.map(|x| c::<T>(x * size))
+    }
+
     /// The unscaled bounds of `bch_remainder_side` (its form before the scaling).
     fn side_unscaled<T: Real>(a: &Vector3<T>, q: &UnitQuaternion<T>, thr: T) -> Option<bool> {
         let k = c::<T>;
@@ -525,18 +540,8 @@ mod tests {
     /// stay normal (in f64 at these sizes, always), over magnitudes of a and c
     /// from 1e-7 to 0.3 and every angle between them.
     fn scaled_side_matches<T: Real>(smallest: f64) {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x2545_f491_4f6c_dd1d);
         let mut decided = [0usize; 3];
-        fn vector<T: Real>(next: &mut impl FnMut() -> f64, size: f64) -> Vector3<T> {
-            let v = Vector3::new(next() - 0.5, next() - 0.5, next() - 0.5);
-            v.map(|x| c::<T>(x * size))
-        }
         for _ in 0..20000 {
             let sa = smallest * (0.3 / smallest).powf(next());
             let sc = smallest * (0.3 / smallest).powf(next());
@@ -580,20 +585,12 @@ mod tests {
     /// stay normal (magnitudes 1e-6 to 0.3: in f32 the smallest triple product is
     /// ~1e-18·1e-2).
     fn scaled_gamma_inv_matches<T: Real>() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20000 {
             let size_a = 1e-6 * (0.3e6_f64).powf(next());
             let size_c = 1e-6 * (0.3e6_f64).powf(next());
-            let a =
-                Vector3::new(next() - 0.5, next() - 0.5, next() - 0.5).map(|x| c::<T>(x * size_a));
-            let cv =
-                Vector3::new(next() - 0.5, next() - 0.5, next() - 0.5).map(|x| c::<T>(x * size_c));
+            let a = vector::<T>(&mut next, size_a);
+            let cv = vector::<T>(&mut next, size_c);
             let scale = inverse_binade(abs_max3(&a), 60);
             assert_eq!(
                 gamma_inv_times(&a, scale, &cv),
@@ -609,12 +606,10 @@ mod tests {
         scaled_gamma_inv_matches::<f32>();
     }
 
-    /// Regression (f32 cantilever of 1,000 cubic elements slowed by subnormal
-    /// assists in 9 of 10 velocity updates): a node's a and c as the velocity update
-    /// met them (in-plane ~1e-5, out-of-plane round-off ~1e-11 and ~1e-14) give no
-    /// subnormal operand or result (the MXCSR flags DE and UE stay clear), where the
-    /// unscaled formula underflows (a_z·(a×c)_x ≈ 6e-39), and the two agree to within
-    /// an ulp of |Γ⁻¹(a)c| (the underflowed products are far below it).
+    /// Regression (subnormal assists in 9 of 10 velocity updates of the f32
+    /// cantilever): a rod node's a and c (in-plane ~1e-5, out-of-plane ~1e-11, ~1e-14)
+    /// give no subnormal (MXCSR flags DE, UE clear) where the unscaled formula
+    /// underflows (a_z·(a×c)_x ≈ 6e-39); the two agree to an ulp of |Γ⁻¹(a)c|.
     #[cfg(target_arch = "x86_64")]
     #[test]
     #[allow(deprecated)] // _mm_getcsr / _mm_setcsr: only to read and clear the flags
