@@ -500,7 +500,7 @@ mod tests {
     use crate::lie::Real;
     use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
-    /// Uniform samples in [0, 1) from a xorshift generator seeded with `state`.
+    /// Uniform samples in [0, 1) (xorshift from `state`).
     fn uniform(mut state: u64) -> impl FnMut() -> f64 {
         move || {
             state ^= state << 13;
@@ -510,7 +510,7 @@ mod tests {
         }
     }
 
-    /// A vector of components uniform in [−size/2, size/2).
+    /// Components uniform in [−size/2, size/2).
     fn vector<T: Real>(next: &mut impl FnMut() -> f64, size: f64) -> Vector3<T> {
         let v = Vector3::new(next() - 0.5, next() - 0.5, next() - 0.5);
         v.map(|x| c::<T>(x * size))
@@ -581,9 +581,8 @@ mod tests {
         v + ac * c::<T>(0.5) + a.cross(&ac) * g
     }
 
-    /// Scaled and unscaled Γ⁻¹(a)·c agree to the bit wherever the unscaled products
-    /// stay normal (magnitudes 1e-6 to 0.3: in f32 the smallest triple product is
-    /// ~1e-18·1e-2).
+    /// Scaled and unscaled Γ⁻¹(a)·c agree to the bit where the unscaled products stay
+    /// normal (magnitudes 1e-6 to 0.3: the smallest triple product ~1e-18·1e-2).
     fn scaled_gamma_inv_matches<T: Real>() {
         let mut next = uniform(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20000 {
