@@ -456,11 +456,10 @@ fn bch_remainder_side<T: Real>(
 /// [`inverse_binade`] of a. Formed on sa = s·a and tc = t·c (s = `a_scale`, t the
 /// same for c: powers of two that bring the largest component into [1, 2); 1 in
 /// f64) and scaled back: t·Γ⁻¹(a)c = tc + (½/s)·u + (γ/s²)·(sa × u), u = sa × tc.
-/// The scalings are exact (the unscaled formula's result to the bit), but triple
-/// products of out-of-plane round-off components (a planar rod's node: |a| ~ 1e-5,
-/// components ~ 1e-14) no longer fall into f32's subnormal range, ~100 cycles each
-/// on x86: unscaled, 9 of 10 velocity updates of the f32 cantilever of 1,000 cubic
-/// elements took one (a step 3.0 ms against 2.86 ms scaled, `examples/rod_profile.rs`).
+/// The scalings are exact (the unscaled result to the bit), but triple products of a
+/// planar rod node's out-of-plane round-off (|a| ~ 1e-5, components ~ 1e-14) no longer
+/// fall into f32's subnormals (~100 cycles each on x86: unscaled, 9 of 10 velocity
+/// updates of the f32 cantilever of 1,000 cubic elements took one; 3.0 → 2.86 ms/step).
 #[inline(always)]
 fn gamma_inv_times<T: Real>(a: &Vector3<T>, a_scale: T, c: &Vector3<T>) -> Vector3<T> {
     let t = inverse_binade(abs_max3(c), 60);
@@ -625,8 +624,9 @@ mod tests {
             -1.884_772_7e-11,
             -9.571_112e-14,
         ));
-        let flags = 0x12; // DE (denormal operand) | UE (underflow)
-                          // SAFETY: reads and clears the status flags only.
+        let flags = 0x12; // MXCSR DE (denormal operand) | UE (underflow)
+
+        // SAFETY: reads and clears the status flags only.
         let run = |f: &dyn Fn() -> Vector3<f32>| unsafe {
             _mm_setcsr(_mm_getcsr() & !0x3f);
             let r = black_box(f());
