@@ -157,6 +157,11 @@ pub trait Simulation: Send {
     /// Joints, in constraint order.
     fn joints(&self) -> &[JointInfo];
     /// Whether body `i` is fixed.
+    ///
+    /// # Panics
+    /// This and every other method taking a body index `i` (`mass`, `position`,
+    /// `rotation_matrix`, `log`, `velocity`, `angular_velocity`) index the body list as
+    /// a slice does: `i` must be below `body_names().len()`, or the call panics.
     fn is_fixed(&self, i: usize) -> bool;
     /// Mass of body `i`, kg (0 for a fixed body).
     fn mass(&self, i: usize) -> f64;
@@ -180,7 +185,8 @@ pub trait Simulation: Send {
     /// How far the current poses are from satisfying the hard joint rows, m or rad
     /// ([`crate::xpbd::World::hard_violation`]).
     fn hard_violation(&self) -> f64;
-    /// Accumulated λ of joint `j`'s rows over the last substep (appended to `out`).
+    /// Accumulated λ of joint `j`'s rows over the last substep (appended to `out`;
+    /// nothing is appended for a `j` that is not below `joints().len()`).
     fn lambda(&self, j: usize, out: &mut Vec<f64>);
     /// The joints that broke so far ([`crate::xpbd::World::breaks`]), in order.
     fn breaks(&self) -> Vec<Break>;

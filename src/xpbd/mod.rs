@@ -145,7 +145,7 @@ pub mod world;
 pub use body::{Body, BodyId};
 pub use check::{
     check_gradient, check_gradient_perturbed, check_row_block, check_row_block_perturbed,
-    GradientCheck, MAX_ROTATION_SCALE,
+    GradientCheck, MAX_CONCLUSIVE_TOLERANCE, MAX_ROTATION_SCALE,
 };
 pub use constraint::{
     Constraint, ConstraintEval, GradientLayout, SubstepClock, MAX_BODIES, MAX_ROWS,

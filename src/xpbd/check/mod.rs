@@ -74,7 +74,11 @@
 //! constraints on positions subtract world points of size L, whose round-off ε·L/h
 //! grows with L, not the gradient's error (`tests/joint_gradients.rs` measured 8.7e-4
 //! in f32 with L ≤ 2.7 m). A sign error or a missing term gives an error of order one,
-//! far above either tolerance. Lever arms inside the constraint (joint frame offsets)
+//! far above either tolerance near the origin. Far from it the scaled tolerance is too
+//! loose to tell: from [`MAX_CONCLUSIVE_TOLERANCE`] = 0.1 on (L ≥ 50 m in f32, 1e6 m in
+//! f64) the check is reported inconclusive ([`GradientCheck::conclusive`] false, and
+//! [`GradientCheck::passed`] false with it); check such a constraint with its bodies
+//! moved near the origin. Lever arms inside the constraint (joint frame offsets)
 //! are invisible here; keep them O(1 m) or compare
 //! [`GradientCheck::worst_relative_error`] with a tolerance of your own.
 //!
@@ -124,6 +128,12 @@ use std::fmt;
 
 mod setup;
 use setup::Setup;
+
+/// The tolerance from which a check is inconclusive ([`GradientCheck::conclusive`],
+/// never passed): an error of order one, such as a missing rotation block at a lever
+/// arm of a few tenths of a metre, can then be within the tolerance. The tolerance
+/// [`Real::fd_tolerance`]·max(1, L/1 m) reaches it at L = 50 m in f32 and 1e6 m in f64.
+pub const MAX_CONCLUSIVE_TOLERANCE: f64 = 0.1;
 
 /// Largest `rotation_scale` (rad) accepted by [`check_gradient_perturbed`]: two bodies
 /// perturbed by at most 1 rad each change a relative rotation by at most 2 rad, so a
@@ -179,9 +189,18 @@ pub struct GradientCheck {
 }
 
 impl GradientCheck {
-    /// Whether the worst error is within the tolerance (false if it is NaN or ∞).
+    /// Whether the check could tell a wrong gradient from a right one: the tolerance
+    /// is below [`MAX_CONCLUSIVE_TOLERANCE`] (module docs, "Step and tolerance").
+    /// False for bodies so far from the origin that the round-off of the differences
+    /// could hide an error of order one (beyond about 50 m in f32, 1e6 m in f64).
+    pub fn conclusive(&self) -> bool {
+        self.tolerance < MAX_CONCLUSIVE_TOLERANCE
+    }
+
+    /// Whether the check is conclusive ([`Self::conclusive`]) and the worst error is
+    /// within the tolerance (false if it is NaN or ∞).
     pub fn passed(&self) -> bool {
-        self.worst_relative_error <= self.tolerance
+        self.conclusive() && self.worst_relative_error <= self.tolerance
     }
 
     /// The worst error as a multiple of the tolerance (≤ 1 when passed).
@@ -201,7 +220,13 @@ impl fmt::Display for GradientCheck {
             self.constraint,
             self.kind,
             self.scalar,
-            if self.passed() { "passed" } else { "FAILED" },
+            if !self.conclusive() {
+                "INCONCLUSIVE (tolerance too loose, bodies too far from the origin)"
+            } else if self.passed() {
+                "passed"
+            } else {
+                "FAILED"
+            },
             self.worst_relative_error,
             self.tolerance,
             self.states_checked,
