@@ -38,7 +38,9 @@ fn run<T: Real, G: LieGroup<T>>(cfg: &PendulumConfig) -> (World<T, G>, RunStats)
         stats.steps += 1;
         for (i, b) in world.bodies().iter().enumerate() {
             let r = b.position.norm().to_f64();
-            stats.max_reach_excess = stats.max_reach_excess.max(r - pendulum::max_reach(i));
+            stats.max_reach_excess = stats
+                .max_reach_excess
+                .max(r - pendulum::max_reach(i).unwrap());
         }
         stats.max_energy_gain = stats.max_energy_gain.max(world.energy().to_f64() - e0);
         let res = world.residuals();

@@ -556,3 +556,32 @@ fn huge_element_count_is_an_error_not_a_panic() {
         assert_eq!(world.bodies().len(), 0);
     }
 }
+
+/// Regression (fresh-user report): a rod with a negative damping was rejected only
+/// after its node bodies had been added, leaving them in the world; the rod is now
+/// checked first and the world is left as it was.
+#[test]
+fn bad_damping_leaves_the_world_unchanged() {
+    let mut world = World::<f64, SO3Matrix<f64>>::new(SolverOptions::default()).unwrap();
+    let m = material::<f64>();
+    let mut spec = StraightRod::cantilever(1.0, 3);
+    spec.damping = -1.0;
+    let err = FemRod::<f64, SO3Matrix<f64>, 4>::add_straight(&mut world, &m, &spec);
+    assert!(
+        matches!(
+            err,
+            Err(FemRodError::InvalidRod {
+                field: "damping",
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(world.bodies().len(), 0);
+    assert_eq!(world.system_count(), 0);
+    // The same rod with a valid damping is added, with the node ids it reports.
+    spec.damping = 0.1;
+    let ids = FemRod::<f64, SO3Matrix<f64>, 4>::add_straight(&mut world, &m, &spec).unwrap();
+    assert_eq!(ids.nodes, (0..10).map(BodyId).collect::<Vec<_>>());
+    assert_eq!(world.bodies().len(), 10);
+}

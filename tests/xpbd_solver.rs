@@ -372,6 +372,26 @@ fn bad_constraints_are_typed_errors() {
         }),
         Err(XpbdError::BadCompliance { .. })
     ));
+    // Reported by a user: α = 1e308 is finite, but α/h² overflows at the default
+    // substep and the run diverged at once; it is rejected when added.
+    let h = SolverOptions::<f64>::default().substep_dt();
+    assert!((1e308 / (h * h)).is_infinite());
+    assert!(matches!(
+        w.add_constraint(PinPosition {
+            body: id,
+            target: Vector3::zeros(),
+            compliance: 1e308
+        }),
+        Err(XpbdError::BadCompliance { row: 0, .. })
+    ));
+    // The largest accepted compliance keeps α/h² finite.
+    assert!(w
+        .add_constraint(PinPosition {
+            body: id,
+            target: Vector3::zeros(),
+            compliance: 1e300 * h * h
+        })
+        .is_ok());
 }
 
 #[test]
@@ -599,6 +619,14 @@ fn residuals_after_divergence<T: Real, G: LieGroup<T>>() {
         constraint.is_nan(),
         "constraint residual {constraint} after divergence"
     );
+    // Reported by a user: once a divergence had made an orientation non-finite, the
+    // next step blamed the user ("orientation was set to a value that is not a
+    // rotation"); every further step reports the divergence.
+    w.body_mut(free).unwrap().angular_velocity = Vector3::repeat(T::cast(f64::NAN));
+    for _ in 0..2 {
+        let err = w.step().unwrap_err();
+        assert!(matches!(err, XpbdError::Diverged { body: 1, .. }), "{err}");
+    }
 }
 
 #[test]

@@ -294,9 +294,9 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// [`FemRodError::InvalidRod`] for zero elements, a zero or non-finite direction,
     /// a non-finite start, a non-positive or non-finite length, or a bad damping;
     /// [`FemRodError::Rod`] for an element the material rejects;
-    /// [`FemRodError::World`] if the world rejects a node body (e.g. a node mass that
-    /// is not representable) or the system. On error the world may hold some of the
-    /// node bodies already added.
+    /// [`FemRodError::World`] if the world rejects a node body or the system. The
+    /// rod and its node bodies are checked before the first body is added: only the
+    /// world's own rejection of a body or of the system leaves bodies added.
     pub fn add_straight(
         world: &mut World<T, G>,
         material: &RodMaterial<T>,
@@ -378,6 +378,12 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             }
         }
         let step = spec.length / c::<T>((node_count - 1) as f64);
+        // The rod (damping, band storage) and every node body are made and checked
+        // before the first body is added: the world adds body k as BodyId(first + k).
+        let first = world.bodies().len();
+        let ids: Vec<BodyId> = (first..first + node_count).map(BodyId).collect();
+        let name = format!("rod {}", world.system_count());
+        let rod = Self::new(name, ids.clone(), vec![element; n], spec.damping)?.with_solve(solve);
         let mut nodes = Vec::new();
         nodes
             .try_reserve_exact(node_count)
@@ -390,17 +396,17 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
                 RodClamp::End => k + 1 == node_count,
                 RodClamp::Both => k == 0 || k + 1 == node_count,
             };
-            let body = if clamped {
+            nodes.push(if clamped {
                 Body::fixed(position, rotation)?
             } else {
                 Body::dynamic(mass[k], inertia[k], position, rotation)?
-            };
-            nodes.push(world.add_body(body)?);
+            });
         }
-        let name = format!("rod {}", world.system_count());
-        let rod = Self::new(name, nodes.clone(), vec![element; n], spec.damping)?.with_solve(solve);
+        for body in nodes {
+            world.add_body(body)?;
+        }
         let system = world.add_system(rod)?;
-        Ok(FemRodIds { system, nodes })
+        Ok(FemRodIds { system, nodes: ids })
     }
 
     /// The same rod projected by `solve` (the default is [`RodSolve::Banded`]).

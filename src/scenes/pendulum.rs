@@ -99,6 +99,15 @@ impl PendulumConfig {
         if self.dt > self.seconds {
             return bad("dt", self.dt.to_string(), "must not exceed the duration");
         }
+        // As a scene file's duration (`crate::scene::MAX_STEPS`): beyond it `steps`
+        // no longer counts exactly (a user's 1e300 s gave u64::MAX steps).
+        if self.seconds / self.dt > crate::scene::MAX_STEPS as f64 {
+            return bad(
+                "seconds",
+                self.seconds.to_string(),
+                "must be at most 1e12 steps of dt",
+            );
+        }
         if self.substeps == 0 {
             return bad("substeps", "0".into(), "must be at least 1");
         }
@@ -115,7 +124,9 @@ impl PendulumConfig {
         Ok(())
     }
 
-    /// Number of steps: ⌈seconds/dt⌉ (rounded, tolerant of 1e-9 relative round-off).
+    /// Number of steps: ⌈seconds/dt⌉ (rounded, tolerant of 1e-9 relative round-off),
+    /// at least 1. Meaningful for a configuration that passes [`Self::validate`] (as
+    /// [`build`] requires): at most [`crate::scene::MAX_STEPS`].
     pub fn steps(&self) -> u64 {
         let n = self.seconds / self.dt;
         (n - 1e-9 * n).ceil().max(1.0) as u64
@@ -133,10 +144,10 @@ pub fn box_inertia() -> [f64; 3] {
     crate::scene::build::mass_properties(&ShapeSpec::Box { size: BOX_SIZE }, DENSITY).1
 }
 
-/// Largest possible distance (m) of body `i`'s centre of mass from the origin while
-/// the joints hold: i + 0.5 box lengths.
-pub fn max_reach(body: usize) -> f64 {
-    (body as f64 + 0.5) * BOX_SIZE[1]
+/// Largest possible distance (m) of body `body`'s centre of mass from the origin while
+/// the joints hold: `body` + 0.5 box lengths; `None` unless `body` < [`BODY_COUNT`].
+pub fn max_reach(body: usize) -> Option<f64> {
+    (body < BODY_COUNT).then(|| (body as f64 + 0.5) * BOX_SIZE[1])
 }
 
 /// The pendulum as a scene description: bodies `link0` (top) to `link2`, joints

@@ -351,6 +351,15 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         (self.predicted_position, self.predicted_orientation)
     }
 
+    /// Whether the orientation the solver last wrote is finite: false after a step
+    /// that diverged, whatever the user wrote into the public field since.
+    pub(crate) fn solver_orientation_is_finite(&self) -> bool {
+        self.written_orientation
+            .to_matrix()
+            .iter()
+            .all(|x| x.is_finite())
+    }
+
     /// Sets the base orientation of the compensated state, and its f64 form.
     #[inline]
     pub(super) fn set_orientation_base(&mut self, base: G) {

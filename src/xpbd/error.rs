@@ -76,9 +76,9 @@ pub enum XpbdError {
         /// [`crate::xpbd::MAX_ROWS`].
         max: usize,
     },
-    /// Compliance must be finite and ≥ 0.
+    /// Compliance must be finite and ≥ 0, and α/h² finite (h the substep).
     #[error(
-        "constraint '{constraint}' row {row}: compliance must be finite and >= 0, got {value:e}"
+        "constraint '{constraint}' row {row}: compliance must be finite and >= 0, with compliance/h² finite for the substep h, got {value:e}"
     )]
     BadCompliance {
         /// Constraint name.

@@ -160,7 +160,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// [`XpbdError::NoDynamicBody`] if every body it names is fixed (or the world);
     /// [`XpbdError::InvalidOption`] (`lambda_bounds`) unless lo ≤ 0 ≤ hi for every row, or
     /// (`gradient_layout`) for a [`GradientLayout`] with more rows than the constraint;
-    /// [`XpbdError::BadCompliance`] for a negative or non-finite compliance;
+    /// [`XpbdError::BadCompliance`] for a negative or non-finite compliance, or one
+    /// so large that α/h² overflows (h the substep);
     /// [`XpbdError::BadDamping`] for a negative or non-finite damping
     /// ([`Constraint::damping`]). Damping on a hard row (α = 0) is accepted and ignored.
     pub fn add_constraint<C: Constraint<T, G> + 'static>(
@@ -189,9 +190,13 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         let mut damping = SVector::zeros();
         let mut lambda_lo = SVector::zeros();
         let mut lambda_hi = SVector::zeros();
+        let h = self.options.substep_dt();
+        let inv_h2 = T::one() / (h * h);
         for row in 0..dim {
             let a = constraint.compliance(row);
-            if !(a.is_finite() && a >= T::zero()) {
+            // α̃ = α/h² must be finite too (the solver forms it every substep; an
+            // infinite α̃ gives ∞·0 = NaN): a user's α of 1e308 at h = 1e-3 s.
+            if !(a.is_finite() && a >= T::zero() && (a * inv_h2).is_finite()) {
                 return Err(XpbdError::BadCompliance {
                     constraint: constraint.name(),
                     row,
@@ -313,16 +318,26 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// it was) if a body's public `orientation` was set since the last step to a value
     /// that is not a rotation; only orientations changed that way are checked.
     /// [`XpbdError::Diverged`] if a body's state became non-finite (the state is left
-    /// as computed, for inspection); otherwise [`XpbdError::DirectSolveFailed`] if a
+    /// as computed, for inspection; stepping again reports it again); otherwise [`XpbdError::DirectSolveFailed`] if a
     /// direct group ([`World::add_direct_group`]) found no finite solution in some
     /// iteration of the step (that projection changed nothing; the step was
     /// completed).
     pub fn step(&mut self) -> Result<(), XpbdError> {
         let mut changed = false;
         for (body, b) in self.bodies.iter().enumerate() {
-            changed |= b
-                .check_changed_orientation()
-                .map_err(|source| XpbdError::BodyNotARotation { body, source })?;
+            changed |= b.check_changed_orientation().map_err(|source| {
+                // After a step that diverged (the solver wrote a non-finite
+                // orientation), the next step reports the divergence again, not an
+                // orientation the user set.
+                if b.solver_orientation_is_finite() {
+                    XpbdError::BodyNotARotation { body, source }
+                } else {
+                    XpbdError::Diverged {
+                        time: self.time.to_f64(),
+                        body,
+                    }
+                }
+            })?;
         }
         // The public fields cannot change between the substeps of a step: the
         // compensation is resynced once here (orientations only if one changed).
