@@ -1058,3 +1058,21 @@ fn check_jacobians_takes_set_overrides() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("solver.dt"));
 }
+
+/// New-user finding: `--set $'solver.dt=2e-3\nsubsteps=3'` exited 0 with the second
+/// line dropped, and `--set $'solver.dt=1e-3\n[foo]\nx=1'` was accepted. A `--set`
+/// value must be one TOML value: exit 2, naming the argument, nothing written.
+#[test]
+fn set_value_with_a_newline_exits_2_and_names_the_set_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    for set in ["solver.dt=2e-3\nsubsteps=3", "solver.dt=1e-3\n[foo]\nx=1"] {
+        let out = run(&["pendulum", "--set", set, "--out", "o"], dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{set:?}: {stderr}");
+        assert!(
+            stderr.contains("--set solver.dt=") && stderr.contains("a single TOML value"),
+            "{set:?}: {stderr}"
+        );
+        assert!(!dir.path().join("o").exists(), "{set:?}");
+    }
+}

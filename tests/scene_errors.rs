@@ -409,3 +409,37 @@ fn substeps_and_iterations_are_bounded() {
         MAX_SWEEPS_PER_STEP
     );
 }
+
+/// New-user finding: `--set $'solver.dt=2e-3\nsubsteps=3'` ran with dt = 0.002 and the
+/// second line dropped, and `solver.dt=1e-3\n[foo]\nx=1` was accepted. A value with a
+/// line break or more after it is an override error, and the scene is unchanged.
+#[test]
+fn set_value_with_a_line_break_is_rejected() {
+    let mut s = pendulum();
+    let before = s.clone();
+    for value in [
+        "2e-3\nsubsteps=3",
+        "1e-3\n[foo]\nx=1",
+        "1e-3\r\n",
+        "rows\nx",
+    ] {
+        let e = s.set("solver.dt", value).unwrap_err();
+        assert_eq!(e.kind, SceneErrorKind::Override, "{value:?}: {e}");
+        let shown = e.to_string();
+        assert!(
+            shown.contains("--set solver.dt=") && shown.contains("a single TOML value"),
+            "{value:?}: {shown}"
+        );
+        assert!(!shown.contains('\n'), "the value is shown escaped: {shown}");
+        assert_eq!(s, before, "{value:?}");
+    }
+    let e = s.set_assignment("solver.dt=2e-3\nsubsteps=3").unwrap_err();
+    assert!(
+        e.to_string().contains(r"--set solver.dt=2e-3\nsubsteps=3"),
+        "{e}"
+    );
+    assert_eq!(s, before);
+    // One value, on one line, is still fine (a comment after it included).
+    s.set("solver.dt", "2e-3 # a comment").unwrap();
+    assert_eq!(s.file().solver.dt, 2e-3);
+}

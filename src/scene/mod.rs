@@ -199,13 +199,16 @@ impl Scene {
 
     /// Overrides one field, as `--set key=value` does: `key` is a dotted path
     /// (`solver.dt`, `run.duration`, `bodies[0].mass`, or a body or joint by name,
-    /// `bodies.link1.density`), `value` a TOML value (`1e-3`, `"rows"`, `[0, -9.81, 0]`;
-    /// a bare word is taken as a string). The scene is checked again afterwards.
+    /// `bodies.link1.density`), `value` a single TOML value (`1e-3`, `"rows"`,
+    /// `[0, -9.81, 0]`; a bare word is taken as a string). The scene is checked again
+    /// afterwards.
     ///
     /// # Errors
     /// [`SceneErrorKind::Override`] if the key does not lead to a field that can be
-    /// set; otherwise as [`Scene::from_toml`] for the resulting scene (the error says
-    /// which override made it invalid). On error the scene is unchanged.
+    /// set, or if `value` is not a single TOML value (it has a line break, or more
+    /// after the value: `2e-3\nsubsteps=3`); otherwise as [`Scene::from_toml`] for the
+    /// resulting scene (the error says which override made it invalid). On error the
+    /// scene is unchanged.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), SceneError> {
         self.set_all(&[(key.to_string(), value.to_string())])
     }
