@@ -1076,3 +1076,30 @@ fn set_value_with_a_newline_exits_2_and_names_the_set_argument() {
         assert!(!dir.path().join("o").exists(), "{set:?}");
     }
 }
+
+/// New-user finding: `lie-xpbd run /dev/zero` read until the out-of-memory killer
+/// stopped it. Reading stops past 16 MiB: exit 2, naming the file and the limit.
+#[test]
+fn run_scene_file_larger_than_16_mib_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.toml");
+    let f = fs::File::create(&huge).unwrap();
+    f.set_len(lie_xpbd::scene::MAX_SCENE_FILE_BYTES + 1)
+        .unwrap();
+    drop(f);
+    let mut files = vec![huge.display().to_string()];
+    if cfg!(unix) && std::path::Path::new("/dev/zero").exists() {
+        files.push("/dev/zero".into());
+    }
+    for file in &files {
+        let out = run(&["run", file, "--out", "o"], dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(
+            stderr.contains(file.as_str())
+                && stderr.contains("is larger than 16777216 bytes (16 MiB)"),
+            "{file}: {stderr}"
+        );
+        assert!(!dir.path().join("o").exists(), "{file}");
+    }
+}

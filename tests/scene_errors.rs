@@ -443,3 +443,34 @@ fn set_value_with_a_line_break_is_rejected() {
     s.set("solver.dt", "2e-3 # a comment").unwrap();
     assert_eq!(s.file().solver.dt, 2e-3);
 }
+
+/// New-user finding: `lie-xpbd run /dev/zero` read until the out-of-memory killer
+/// stopped it. A scene file is read up to `MAX_SCENE_FILE_BYTES` (16 MiB); a larger one
+/// is an `Io` error naming the file and the limit.
+#[test]
+fn scene_file_larger_than_the_cap_is_rejected() {
+    use lie_xpbd::scene::MAX_SCENE_FILE_BYTES;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.toml");
+    // Sparse: quick to make, and read no further than the cap.
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(MAX_SCENE_FILE_BYTES + 1).unwrap();
+    drop(f);
+    let e = Scene::load(&path).unwrap_err();
+    assert_eq!(e.kind, SceneErrorKind::Io, "{e}");
+    assert!(e.origin.ends_with("huge.toml"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("the scene file is larger than 16777216 bytes"),
+        "{e}"
+    );
+    // At the cap the size is fine (and the zeros are then a syntax error).
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(MAX_SCENE_FILE_BYTES)
+        .unwrap();
+    let e = Scene::load(&path).unwrap_err();
+    assert_eq!(e.kind, SceneErrorKind::Syntax, "{e}");
+}
