@@ -1103,3 +1103,46 @@ fn run_scene_file_larger_than_16_mib_exits_2() {
         assert!(!dir.path().join("o").exists(), "{file}");
     }
 }
+
+/// New-user finding: after a failed write (disk full) the program printed a summary
+/// with `energy initial → final, J | 0.000000 → 0.000000`, `rows per file 0` and a list
+/// of files that did not exist. It now prints only the error (exit 1). The disk is
+/// made "full" with a file-size limit (`ulimit -f`, SIGXFSZ ignored so that a write
+/// past it fails with EFBIG rather than killing the program).
+#[cfg(unix)]
+#[test]
+fn failed_write_prints_only_the_error_not_a_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 64 && exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_lie-xpbd"),
+            "pendulum",
+            "--seconds",
+            "1",
+            "--out",
+            "o",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("error: the outputs could not be written"),
+        "{stderr}"
+    );
+    for claim in [
+        "energy initial",
+        "rows per file",
+        "Files",
+        "Outputs written",
+    ] {
+        assert!(!stdout.contains(claim), "'{claim}' printed: {stdout}");
+    }
+    for f in ["states.csv", "summary.json", "summary.md", "scene.toml"] {
+        assert!(!dir.path().join("o").join(f).exists(), "{f}");
+    }
+}
