@@ -1058,3 +1058,91 @@ fn check_jacobians_takes_set_overrides() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("solver.dt"));
 }
+
+/// New-user finding: `--set $'solver.dt=2e-3\nsubsteps=3'` exited 0 with the second
+/// line dropped, and `--set $'solver.dt=1e-3\n[foo]\nx=1'` was accepted. A `--set`
+/// value must be one TOML value: exit 2, naming the argument, nothing written.
+#[test]
+fn set_value_with_a_newline_exits_2_and_names_the_set_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    for set in ["solver.dt=2e-3\nsubsteps=3", "solver.dt=1e-3\n[foo]\nx=1"] {
+        let out = run(&["pendulum", "--set", set, "--out", "o"], dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{set:?}: {stderr}");
+        assert!(
+            stderr.contains("--set solver.dt=") && stderr.contains("a single TOML value"),
+            "{set:?}: {stderr}"
+        );
+        assert!(!dir.path().join("o").exists(), "{set:?}");
+    }
+}
+
+/// New-user finding: `lie-xpbd run /dev/zero` read until the out-of-memory killer
+/// stopped it. Reading stops past 16 MiB: exit 2, naming the file and the limit.
+#[test]
+fn run_scene_file_larger_than_16_mib_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.toml");
+    let f = fs::File::create(&huge).unwrap();
+    f.set_len(lie_xpbd::scene::MAX_SCENE_FILE_BYTES + 1)
+        .unwrap();
+    drop(f);
+    let mut files = vec![huge.display().to_string()];
+    if cfg!(unix) && std::path::Path::new("/dev/zero").exists() {
+        files.push("/dev/zero".into());
+    }
+    for file in &files {
+        let out = run(&["run", file, "--out", "o"], dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(
+            stderr.contains(file.as_str())
+                && stderr.contains("is larger than 16777216 bytes (16 MiB)"),
+            "{file}: {stderr}"
+        );
+        assert!(!dir.path().join("o").exists(), "{file}");
+    }
+}
+
+/// New-user finding: after a failed write (disk full) the program printed a summary
+/// with `energy initial → final, J | 0.000000 → 0.000000`, `rows per file 0` and a list
+/// of files that did not exist. It now prints only the error (exit 1). The disk is
+/// made "full" with a file-size limit (`ulimit -f`, SIGXFSZ ignored so that a write
+/// past it fails with EFBIG rather than killing the program).
+#[cfg(unix)]
+#[test]
+fn failed_write_prints_only_the_error_not_a_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 64 && exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_lie-xpbd"),
+            "pendulum",
+            "--seconds",
+            "1",
+            "--out",
+            "o",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("error: the outputs could not be written"),
+        "{stderr}"
+    );
+    for claim in [
+        "energy initial",
+        "rows per file",
+        "Files",
+        "Outputs written",
+    ] {
+        assert!(!stdout.contains(claim), "'{claim}' printed: {stdout}");
+    }
+    for f in ["states.csv", "summary.json", "summary.md", "scene.toml"] {
+        assert!(!dir.path().join("o").join(f).exists(), "{f}");
+    }
+}

@@ -409,3 +409,68 @@ fn substeps_and_iterations_are_bounded() {
         MAX_SWEEPS_PER_STEP
     );
 }
+
+/// New-user finding: `--set $'solver.dt=2e-3\nsubsteps=3'` ran with dt = 0.002 and the
+/// second line dropped, and `solver.dt=1e-3\n[foo]\nx=1` was accepted. A value with a
+/// line break or more after it is an override error, and the scene is unchanged.
+#[test]
+fn set_value_with_a_line_break_is_rejected() {
+    let mut s = pendulum();
+    let before = s.clone();
+    for value in [
+        "2e-3\nsubsteps=3",
+        "1e-3\n[foo]\nx=1",
+        "1e-3\r\n",
+        "rows\nx",
+    ] {
+        let e = s.set("solver.dt", value).unwrap_err();
+        assert_eq!(e.kind, SceneErrorKind::Override, "{value:?}: {e}");
+        let shown = e.to_string();
+        assert!(
+            shown.contains("--set solver.dt=") && shown.contains("a single TOML value"),
+            "{value:?}: {shown}"
+        );
+        assert!(!shown.contains('\n'), "the value is shown escaped: {shown}");
+        assert_eq!(s, before, "{value:?}");
+    }
+    let e = s.set_assignment("solver.dt=2e-3\nsubsteps=3").unwrap_err();
+    assert!(
+        e.to_string().contains(r"--set solver.dt=2e-3\nsubsteps=3"),
+        "{e}"
+    );
+    assert_eq!(s, before);
+    // One value, on one line, is still fine (a comment after it included).
+    s.set("solver.dt", "2e-3 # a comment").unwrap();
+    assert_eq!(s.file().solver.dt, 2e-3);
+}
+
+/// New-user finding: `lie-xpbd run /dev/zero` read until the out-of-memory killer
+/// stopped it. A scene file is read up to `MAX_SCENE_FILE_BYTES` (16 MiB); a larger one
+/// is an `Io` error naming the file and the limit.
+#[test]
+fn scene_file_larger_than_the_cap_is_rejected() {
+    use lie_xpbd::scene::MAX_SCENE_FILE_BYTES;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.toml");
+    // Sparse: quick to make, and read no further than the cap.
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(MAX_SCENE_FILE_BYTES + 1).unwrap();
+    drop(f);
+    let e = Scene::load(&path).unwrap_err();
+    assert_eq!(e.kind, SceneErrorKind::Io, "{e}");
+    assert!(e.origin.ends_with("huge.toml"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("the scene file is larger than 16777216 bytes"),
+        "{e}"
+    );
+    // At the cap the size is fine (and the zeros are then a syntax error).
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(MAX_SCENE_FILE_BYTES)
+        .unwrap();
+    let e = Scene::load(&path).unwrap_err();
+    assert_eq!(e.kind, SceneErrorKind::Syntax, "{e}");
+}

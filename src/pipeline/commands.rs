@@ -151,8 +151,9 @@ pub fn run_command(scene_name: &str, args: &RunArgs, interrupt: &AtomicBool) -> 
             print_summary(&summary, &out);
             ExitCode::from(summary.exit_code())
         }
-        Err(RunError::Write { source, summary }) => {
-            out!("{}", run::markdown(&summary));
+        Err(RunError::Write { source, .. }) => {
+            // No summary: its files were not written and its statistics may be
+            // incomplete (the recorder's, when a write failed during the run).
             errln!("error: the outputs could not be written: {source}");
             ExitCode::from(1)
         }

@@ -224,7 +224,10 @@ pub enum RunError {
     #[error(transparent)]
     OutputDir(OutputError),
     /// The run finished but its files could not be written (exit code 1); the summary
-    /// is still available.
+    /// is still available, with status [`RunStatus::Failed`] and in `files` only the
+    /// files actually written (none, unless a commit failed part-way). Its statistics
+    /// may be incomplete (zero if the recorder failed), so the program does not print
+    /// it.
     #[error("{source}")]
     Write {
         /// What failed.
@@ -491,6 +494,15 @@ fn retire_stale_outputs(dir: &Path, written: &[String], vtk: (usize, bool)) {
 /// The error of a run whose outputs could not all be written: its summary says so
 /// (status failed, with the write error), whatever the simulation loop ended with.
 fn write_failed(source: OutputError, mut summary: RunSummary) -> RunError {
+    // Nothing staged was kept, but for the files a commit replaced before it failed.
+    summary.files = match &source {
+        OutputError::Commit { replaced, .. } => replaced
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect(),
+        _ => Vec::new(),
+    };
     if summary.status != RunStatus::Failed {
         summary.status = RunStatus::Failed;
         summary

@@ -68,6 +68,10 @@ use std::path::Path;
 /// longer fits the exact-time bookkeeping, and the run would take weeks.
 pub const MAX_STEPS: u64 = 1_000_000_000_000;
 
+/// Largest scene file [`Scene::load`] reads: 16 MiB (16 777 216 bytes). The shipped
+/// scenes are a few kilobytes.
+pub const MAX_SCENE_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Most projection sweeps one step may make: `solver.substeps` × `solver.iterations`
 /// must not exceed 10⁴ (so neither alone may).
 ///
@@ -98,21 +102,37 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// Reads and checks the scene file at `path`.
+    /// Reads and checks the scene file at `path`, of at most [`MAX_SCENE_FILE_BYTES`]
+    /// (16 MiB = 16 777 216 bytes): no more is read, so that a huge file or an endless
+    /// one (`/dev/zero`) is an error rather than a run out of memory.
     ///
     /// # Errors
-    /// [`SceneErrorKind::Io`] if it cannot be read; otherwise as [`Scene::from_toml`].
+    /// [`SceneErrorKind::Io`] if it cannot be read, is not UTF-8 or is larger than
+    /// [`MAX_SCENE_FILE_BYTES`]; otherwise as [`Scene::from_toml`].
     pub fn load(path: impl AsRef<Path>) -> Result<Self, SceneError> {
+        use std::io::Read;
         let path = path.as_ref();
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            let mut err = SceneError::new(
-                SceneErrorKind::Io,
-                FieldPath::root(),
-                format!("cannot read the scene file: {e}"),
-            );
+        let io_error = |message: String| {
+            let mut err = SceneError::new(SceneErrorKind::Io, FieldPath::root(), message);
             err.origin = origin.clone();
             err
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_SCENE_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| io_error(format!("cannot read the scene file: {e}")))?;
+        if bytes.len() as u64 > MAX_SCENE_FILE_BYTES {
+            return Err(io_error(format!(
+                "the scene file is larger than {MAX_SCENE_FILE_BYTES} bytes ({} MiB), the most a scene file may have",
+                MAX_SCENE_FILE_BYTES >> 20
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            io_error(format!(
+                "cannot read the scene file: it is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
         })?;
         Self::from_toml(&text, origin)
     }
@@ -199,13 +219,16 @@ impl Scene {
 
     /// Overrides one field, as `--set key=value` does: `key` is a dotted path
     /// (`solver.dt`, `run.duration`, `bodies[0].mass`, or a body or joint by name,
-    /// `bodies.link1.density`), `value` a TOML value (`1e-3`, `"rows"`, `[0, -9.81, 0]`;
-    /// a bare word is taken as a string). The scene is checked again afterwards.
+    /// `bodies.link1.density`), `value` a single TOML value (`1e-3`, `"rows"`,
+    /// `[0, -9.81, 0]`; a bare word is taken as a string). The scene is checked again
+    /// afterwards.
     ///
     /// # Errors
     /// [`SceneErrorKind::Override`] if the key does not lead to a field that can be
-    /// set; otherwise as [`Scene::from_toml`] for the resulting scene (the error says
-    /// which override made it invalid). On error the scene is unchanged.
+    /// set, or if `value` is not a single TOML value (it has a line break, or more
+    /// after the value: `2e-3\nsubsteps=3`); otherwise as [`Scene::from_toml`] for the
+    /// resulting scene (the error says which override made it invalid). On error the
+    /// scene is unchanged.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), SceneError> {
         self.set_all(&[(key.to_string(), value.to_string())])
     }

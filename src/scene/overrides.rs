@@ -30,19 +30,40 @@ fn parse_key(key: &str) -> Option<Vec<Segment>> {
     Some(out)
 }
 
-fn parse_value(value: &str) -> toml::Value {
-    format!("v = {value}")
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(value.to_string()))
+/// What a value that is not exactly one TOML value is told.
+const NOT_ONE_VALUE: &str = "the value must be a single TOML value (such as 1e-3, \"rows\" or [0, -9.81, 0]), with no line break and nothing after it";
+
+/// The value of an override: one TOML value, or else a bare word taken as a string.
+/// A line break is an error (one TOML value written out, in a `"…"` string, uses `\n`),
+/// so that `2e-3\nsubsteps=3` or a `[table]` after a line break is rejected rather than
+/// read as its first value with the rest dropped or added to the scene.
+fn parse_value(value: &str) -> Result<toml::Value, &'static str> {
+    if value.contains(['\n', '\r']) {
+        return Err(NOT_ONE_VALUE);
+    }
+    match format!("v = {value}").parse::<toml::Table>() {
+        Ok(mut t) if t.len() == 1 => t.remove("v").ok_or(NOT_ONE_VALUE),
+        Ok(_) => Err(NOT_ONE_VALUE),
+        Err(_) => Ok(toml::Value::String(value.to_string())),
+    }
 }
 
 fn override_error(key: &str, value: &str, message: impl Into<String>) -> SceneError {
+    // Control characters (a line break in the value) are shown escaped, on one line.
+    let shown: String = value
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
     SceneError::new(
         SceneErrorKind::Override,
         FieldPath::root(),
-        format!("--set {key}={value}: {}", message.into()),
+        format!("--set {key}={shown}: {}", message.into()),
     )
 }
 
@@ -66,7 +87,7 @@ pub(crate) fn apply_override(
             "the format version cannot be overridden",
         ));
     }
-    let new = parse_value(value);
+    let new = parse_value(value).map_err(|m| override_error(key, value, m))?;
     let mut root = toml::Value::Table(std::mem::take(table));
     let result = set_in(&mut root, &segs, new, "").map_err(|m| override_error(key, value, m));
     if let toml::Value::Table(t) = root {
