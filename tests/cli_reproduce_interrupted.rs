@@ -38,10 +38,25 @@ fn assert_partial(v: &Value, md: &str, interrupted: &str, finished: &[&str], not
     assert_eq!(names(&v["finished_runs"]), finished, "{v}");
     assert_eq!(names(&v["not_run"]).len(), not_run, "{v}");
     assert!(
-        md.starts_with("> **PARTIAL RESULT: the study was interrupted.**"),
+        after_quick_banner(v, md).starts_with("> **PARTIAL RESULT: the study was interrupted.**"),
         "{md}"
     );
     assert!(md.contains(interrupted), "{md}");
+}
+
+/// `summary.md` after the QUICK RUN banner that a `--quick` study (`"quick": true` in
+/// `summary.json`) must start with, and that no other study has (user report: quick
+/// summaries were not marked).
+fn after_quick_banner<'a>(v: &Value, md: &'a str) -> &'a str {
+    const QUICK: &str = "> **QUICK RUN (`--quick`)";
+    if v["quick"] == Value::Bool(true) {
+        assert!(md.starts_with(QUICK), "{md}");
+        md.split_once("\n\n").map_or("", |(_, rest)| rest)
+    } else {
+        assert_eq!(v["quick"], Value::Bool(false), "{v}");
+        assert!(!md.contains(QUICK), "{md}");
+        md
+    }
 }
 
 #[test]
@@ -194,7 +209,8 @@ fn uninterrupted_reproduce_figure11_is_complete() {
     assert!(v["interrupted_run"].is_null(), "{v}");
     assert_eq!(names(&v["finished_runs"]).len(), 4, "{v}");
     assert!(names(&v["not_run"]).is_empty(), "{v}");
-    assert!(md.starts_with("# Banded"), "{md}");
+    assert_eq!(v["quick"], Value::Bool(true), "{v}");
+    assert!(after_quick_banner(&v, &md).starts_with("# Banded"), "{md}");
 }
 
 #[test]

@@ -130,10 +130,11 @@ enum Command {
         /// Output folder (default: out/reproduce-WHAT).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// cantilever, shear-locking: the cheap configuration (cantilever: two counts
-        /// per discretization, a 6-element reference, 1 s per run; shear-locking: L/r =
-        /// 5 and 200, 0.5 s per run; figure11: 1 s per run; none at rest; spring: 40 elements of each discretization pushed at
-        /// 0.1 m/s).
+        /// cantilever, shear-locking, figure11, spring: the cheap configuration, marked
+        /// QUICK RUN in summary.md and `"quick": true` in summary.json (cantilever: two
+        /// counts per discretization, a 6-element reference, 1 s per run; shear-locking:
+        /// L/r = 5 and 200, 0.5 s per run; figure11: 1 s per run; none at rest; spring:
+        /// 40 elements of each discretization pushed at 0.1 m/s).
         #[arg(long)]
         quick: bool,
         /// figure11: simulated time of every run, s (default: the scene's 10 s).

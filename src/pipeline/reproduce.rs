@@ -28,9 +28,9 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-/// How much of a study ran, at the top of every study's `summary.json` (flattened into
-/// its report) and, when partial, as the first line of its `summary.md`
-/// ([`Completeness::banner`]). Runs are named by their folder relative to the study's
+/// How much of a study ran, and whether it was the cheap `--quick` configuration, at
+/// the top of every study's `summary.json` (flattened into its report) and, when partial
+/// or quick, as the first lines of its `summary.md` ([`Completeness::banner`]). Runs are named by their folder relative to the study's
 /// `DIR` (e.g. `pendulum_block`, `runs/linear_4`).
 ///
 /// A study interrupted by Ctrl-C (the `interrupt` flag) stops after its current step:
@@ -48,6 +48,9 @@ pub struct Completeness {
     pub finished_runs: Vec<String>,
     /// The planned runs never started, in order.
     pub not_run: Vec<String>,
+    /// Whether the study ran its cheap configuration (`--quick`): fewer or shorter
+    /// runs than the study's own, not at rest; its numbers are not the study's result.
+    pub quick: bool,
 }
 
 impl Completeness {
@@ -58,7 +61,14 @@ impl Completeness {
             interrupted_run: None,
             finished_runs: Vec::new(),
             not_run: planned.into_iter().collect(),
+            quick: false,
         }
+    }
+
+    /// The same, marked as the study's cheap configuration if `quick` (`--quick`).
+    pub(crate) fn quick(mut self, quick: bool) -> Self {
+        self.quick = quick;
+        self
     }
 
     /// Records that run `name` ended with `status` (an interrupted one is the
@@ -78,10 +88,16 @@ impl Completeness {
         self.finished_runs.iter().any(|n| n == name)
     }
 
-    /// The first line of a partial study's `summary.md` (empty for a complete one).
+    /// The first lines of the `summary.md` of a quick or partial study (empty for a
+    /// complete study of the study's own configuration).
     pub fn banner(&self) -> String {
+        let quick = if self.quick {
+            "> **QUICK RUN (`--quick`): the study's cheap configuration (fewer element counts or slenderness ratios, shorter runs, not at rest). Its numbers show that the study runs; they are not the study's result.**\n\n"
+        } else {
+            ""
+        };
         if self.complete {
-            return String::new();
+            return quick.to_string();
         }
         let list = |v: &[String]| {
             if v.is_empty() {
@@ -90,7 +106,7 @@ impl Completeness {
                 v.join(", ")
             }
         };
-        format!(
+        quick.to_string() + &format!(
             "> **PARTIAL RESULT: the study was interrupted.** Interrupted run: {}. Finished runs ({}): {}. Not run ({}): {}. The tables below hold the runs made; aggregates over runs are left out or marked partial, and none of it is the study's result.\n\n",
             self.interrupted_run.as_deref().unwrap_or("none"),
             self.finished_runs.len(),

@@ -84,6 +84,9 @@ pub struct CantileverOptions {
     pub rotation: Rotation,
     /// Scalar type.
     pub scalar: Scalar,
+    /// Whether this is the cheap configuration of [`Self::quick`] (`--quick`): the
+    /// study's summaries say so.
+    pub quick: bool,
 }
 
 impl Default for CantileverOptions {
@@ -99,6 +102,7 @@ impl Default for CantileverOptions {
             seconds: None,
             rotation: Rotation::Matrix,
             scalar: Scalar::F64,
+            quick: false,
         }
     }
 }
@@ -150,6 +154,7 @@ impl CantileverOptions {
             cubic: vec![2, 3],
             reference_elements: 6,
             seconds: Some(1.0),
+            quick: true,
             ..Self::default()
         }
     }
@@ -429,7 +434,8 @@ pub fn reproduce_cantilever(
                 .iter()
                 .flat_map(|(key, _, _)| opts.counts(key).iter().map(move |&n| folder(key, n))),
         ),
-    );
+    )
+    .quick(opts.quick);
     let mut reference = None;
     if !interrupt.load(Ordering::Relaxed) {
         progress(

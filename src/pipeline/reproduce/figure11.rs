@@ -58,6 +58,9 @@ pub struct Figure11Options {
     pub rotation: Rotation,
     /// Scalar type.
     pub scalar: Scalar,
+    /// Whether this is the cheap configuration of [`Self::quick`] (`--quick`): the
+    /// study's summaries say so.
+    pub quick: bool,
 }
 
 impl Default for Figure11Options {
@@ -67,6 +70,7 @@ impl Default for Figure11Options {
             seconds: None,
             rotation: Rotation::Matrix,
             scalar: Scalar::F64,
+            quick: false,
         }
     }
 }
@@ -94,6 +98,7 @@ impl Figure11Options {
     pub fn quick() -> Self {
         Self {
             seconds: Some(1.0),
+            quick: true,
             ..Self::default()
         }
     }
@@ -160,7 +165,8 @@ pub fn reproduce_figure11(
     let mut completeness = Completeness::planned(
         RUNS.iter()
             .map(|(solve, iterations)| format!("runs/{solve}_{iterations}")),
-    );
+    )
+    .quick(opts.quick);
     let mut runs = Vec::new();
     let mut histories: Vec<Vec<(f64, f64)>> = Vec::new();
     for (k, (solve, iterations)) in RUNS.into_iter().enumerate() {

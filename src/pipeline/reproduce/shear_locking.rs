@@ -70,6 +70,9 @@ pub struct ShearLockingOptions {
     pub rotation: Rotation,
     /// Scalar type.
     pub scalar: Scalar,
+    /// Whether this is the cheap configuration of [`Self::quick`] (`--quick`): the
+    /// study's summaries say so.
+    pub quick: bool,
 }
 
 impl Default for ShearLockingOptions {
@@ -80,6 +83,7 @@ impl Default for ShearLockingOptions {
             seconds: None,
             rotation: Rotation::Matrix,
             scalar: Scalar::F64,
+            quick: false,
         }
     }
 }
@@ -120,6 +124,7 @@ impl ShearLockingOptions {
         Self {
             slenderness: vec![5.0, 200.0],
             seconds: Some(0.5),
+            quick: true,
             ..Self::default()
         }
     }
@@ -212,7 +217,8 @@ pub fn reproduce_shear_locking(
                     .iter()
                     .map(move |&s| folder_of(order, integration, s))
             })
-    }));
+    }))
+    .quick(opts.quick);
     let mut runs = Vec::new();
     let mut k = 0;
     'all: for (order, elements) in CONFIGURATIONS {

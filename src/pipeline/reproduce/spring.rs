@@ -74,6 +74,9 @@ pub struct SpringOptions {
     pub rotation: Rotation,
     /// Scalar type.
     pub scalar: Scalar,
+    /// Whether this is the cheap configuration of [`Self::quick`] (`--quick`): the
+    /// study's summaries say so.
+    pub quick: bool,
 }
 
 fn config(key: &str, disc: &str, order: usize, elements: usize) -> (String, String, usize, usize) {
@@ -94,6 +97,7 @@ impl Default for SpringOptions {
             speed: None,
             rotation: Rotation::Matrix,
             scalar: Scalar::F64,
+            quick: false,
         }
     }
 }
@@ -141,6 +145,7 @@ impl SpringOptions {
                 config("cubic", "fem", 3, 40),
             ],
             speed: Some(0.1),
+            quick: true,
             ..Self::default()
         }
     }
@@ -243,7 +248,8 @@ pub fn reproduce_spring(
         opts.configurations
             .iter()
             .map(|(key, _, _, elements)| format!("runs/{key}_{elements}")),
-    );
+    )
+    .quick(opts.quick);
     let mut runs = Vec::new();
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     let n = opts.configurations.len();
