@@ -109,31 +109,41 @@ impl JacobianReport {
     /// kind (the `constraints` column: a row block is one constraint of the paper, a
     /// Gauss point (108) or a joint (93)), followed by one line per failing check.
     pub fn table(&self) -> String {
-        let mut worst: BTreeMap<(String, Rotation, Scalar), (f64, f64, usize)> = BTreeMap::new();
+        // Per kind and combination: the check with the worst error (a NaN error is
+        // the worst), and how many were checked.
+        let mut worst: BTreeMap<(String, Rotation, Scalar), (&GradientCheck, usize)> =
+            BTreeMap::new();
         for e in &self.entries {
             let w = worst
                 .entry((e.check.kind.to_string(), e.rotation, e.scalar))
-                .or_insert((0.0, e.check.tolerance, 0));
-            if e.check.worst_relative_error.is_nan() || e.check.worst_relative_error > w.0 {
-                *w = (e.check.worst_relative_error, e.check.tolerance, w.2);
+                .or_insert((&e.check, 0));
+            let err = e.check.worst_relative_error;
+            if err.is_nan() || err > w.0.worst_relative_error {
+                w.0 = &e.check;
             }
-            w.2 += 1;
+            w.1 += 1;
         }
         let mut s = String::from("| constraint type | rotation | scalar | constraints | worst relative error | tolerance | result |\n|---|---|---|---|---|---|---|\n");
-        for ((kind, r, sc), (err, tol, n)) in &worst {
-            let result = if *tol >= crate::xpbd::MAX_CONCLUSIVE_TOLERANCE {
+        for ((kind, r, sc), (c, n)) in &worst {
+            let result = if !c.conclusive() {
                 "INCONCLUSIVE"
-            } else if *err <= *tol {
+            } else if c.passed() {
                 "pass"
             } else {
                 "FAIL"
             };
+            let (err, tol) = (c.worst_relative_error, c.tolerance);
             s += &format!("| {kind} | {r} | {sc} | {n} | {err:.2e} | {tol:.2e} | {result} |\n");
         }
-        s += "\nThe tolerance is that of the check with the worst error: 1e-7 in f64 and \
-              2e-3 in f32, times max(1, L/1 m) with L the largest distance of its bodies from \
-              the origin (the round-off of differencing world points grows with L); from 0.1 \
-              on a check cannot tell a wrong gradient and is inconclusive (a failure).\n";
+        s += &format!(
+            "\nThe tolerance is that of the check with the worst error: {:.0e} in f64 and \
+             {:.0e} in f32, times max(1, L/1 m) with L the largest distance of its bodies \
+             from the origin (the round-off of differencing world points grows with L); from \
+             {} on a check cannot tell a wrong gradient and is inconclusive (a failure).\n",
+            <f64 as Real>::fd_tolerance(),
+            <f32 as Real>::fd_tolerance(),
+            crate::xpbd::MAX_CONCLUSIVE_TOLERANCE,
+        );
         let skipped: Vec<&JacobianEntry> = self
             .entries
             .iter()
