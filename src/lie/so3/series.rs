@@ -32,20 +32,52 @@ fn poly_sq<T: Real>(theta_sq: T, cut: SeriesCut, coeffs: &[f64]) -> T {
     poly(theta_sq, &coeffs[..cut.terms])
 }
 
-/// Σₖ cₖ xᵏ over `coeffs` (c₀ first) in `T`: by [`estrin`] in f64 for 4 to 16 terms,
-/// otherwise by Horner's rule. In f32 ([`Real::SUBNORMAL_SQUARES`]) always by Horner's
-/// rule: Estrin's scheme forms x², x⁴, … explicitly, and at the small rotations of rods
-/// (x = θ² ≈ 1e-10) x⁴ would be subnormal, each product with it a microcode assist.
+/// Σₖ cₖ xᵏ over `coeffs` (c₀ first) in `T`, the terms first cut to those that matter
+/// at x ([`short_terms`]): by [`estrin`] in f64 for 4 to 16 terms, otherwise by Horner's
+/// rule. In f32 ([`Real::SUBNORMAL_SQUARES`]) always by Horner's rule: Estrin's scheme
+/// forms x², x⁴, … explicitly, and at the small rotations of rods (x = θ² ≈ 1e-10) x⁴
+/// would be subnormal, each product with it a microcode assist.
 #[inline(always)]
 pub(crate) fn poly<T: Real>(x: T, coeffs: &[f64]) -> T {
+    let coeffs = short_terms(x, coeffs);
     if !T::SUBNORMAL_SQUARES && (4..=16).contains(&coeffs.len()) {
         return estrin(x, coeffs);
     }
-    let mut acc = T::zero();
-    for &k in coeffs.iter().rev() {
+    horner(x, coeffs)
+}
+
+/// Horner's rule in `T`, from the last coefficient (the first step c·x + c′ of a sum
+/// started at 0 gives the same value for finite x, one multiplication later).
+#[inline(always)]
+fn horner<T: Real>(x: T, coeffs: &[f64]) -> T {
+    let Some((&last, rest)) = coeffs.split_last() else {
+        return T::zero();
+    };
+    let mut acc = c::<T>(last);
+    for &k in rest.iter().rev() {
         acc = acc * x + c::<T>(k);
     }
     acc
+}
+
+/// The leading terms of `coeffs` that a series in x = θ² needs at `x`:
+/// [`Real::SERIES_SHORT_TIERS`] gives, for |x| below each bound, a number of terms whose
+/// omitted tail is below ε/16 of the leading coefficient for every series of this
+/// module (tested: `short_tiers_drop_only_round_off`); above the last bound, all of
+/// `coeffs`. A rod's elements relate nodes a fraction of a degree apart, where two
+/// terms do what ten did (the f32 series are summed by Horner's rule, whose chain of
+/// dependent multiply-adds is the latency of every term).
+#[inline(always)]
+fn short_terms<T: Real>(x: T, coeffs: &[f64]) -> &[f64] {
+    for &(bound, terms) in T::SERIES_SHORT_TIERS {
+        if coeffs.len() <= terms {
+            break;
+        }
+        if x.abs() < c::<T>(bound) {
+            return &coeffs[..terms];
+        }
+    }
+    coeffs
 }
 
 /// Σₖ cₖ xᵏ over 4 to 16 `coeffs` by Estrin's scheme: pairs c₂ⱼ + c₂ⱼ₊₁x, pairs of those
@@ -132,4 +164,103 @@ fn horner_f64<T: Real>(x2: f64, cut: SeriesCut, coeffs: &[f64]) -> T {
             .rev()
             .fold(0.0, |acc, &k| acc * x2 + k),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lie::so3::{
+        ALPHA_PRIME_SERIES, ALPHA_SERIES, ASIN_TAYLOR, ATAN_TAYLOR, BETA_PRIME_SERIES, BETA_SERIES,
+        GAMMA_INV_SERIES, SINC_SERIES,
+    };
+
+    /// Every coefficient table summed by [`poly`] in `T`.
+    fn tables<T: Real>() -> [(&'static str, &'static [f64]); 9] {
+        [
+            ("sinc", &SINC_SERIES),
+            ("alpha", &ALPHA_SERIES),
+            ("beta", &BETA_SERIES),
+            ("gamma_inv", &GAMMA_INV_SERIES),
+            ("alpha_prime", &ALPHA_PRIME_SERIES),
+            ("beta_prime", &BETA_PRIME_SERIES),
+            ("atan_taylor", &ATAN_TAYLOR),
+            ("asin_taylor", &ASIN_TAYLOR),
+            ("atan_poly", T::ATAN_POLY),
+        ]
+    }
+
+    /// The terms a tier drops are below ε/16 of the leading coefficient at the
+    /// tier's bound, summed in magnitude (a bound on the tail whatever its signs),
+    /// for every table; and the tiers are ordered (a larger bound, more terms).
+    fn short_tiers_drop_only_round_off<T: Real>() {
+        let eps = T::default_epsilon().to_f64();
+        let mut last = (0.0, 0);
+        for &(bound, terms) in T::SERIES_SHORT_TIERS {
+            assert!(
+                bound > last.0 && terms > last.1,
+                "{}: tiers ordered",
+                T::NAME
+            );
+            last = (bound, terms);
+            for (name, coeffs) in tables::<T>() {
+                let tail: f64 = (terms..coeffs.len())
+                    .map(|k| coeffs[k].abs() * bound.powi(k as i32))
+                    .sum();
+                assert!(
+                    tail <= eps / 16.0 * coeffs[0].abs(),
+                    "{} {name}: {terms} terms below x = {bound:e} leave {tail:e}",
+                    T::NAME
+                );
+            }
+        }
+    }
+
+    /// Below each tier's bound the short sum is the full one to within the rounding of
+    /// the two evaluations: Horner's rule adds at most ~1.5ε each ([`SeriesCut`]'s
+    /// measurement), the dropped tail less than ε/16, so 4ε relative bounds the
+    /// difference with room.
+    fn short_sums_match_full_sums<T: Real>() {
+        let eps = T::default_epsilon();
+        for (name, coeffs) in tables::<T>() {
+            for &(bound, _) in T::SERIES_SHORT_TIERS {
+                for k in 0..=64 {
+                    // x from the bound down over 16 binades, just below it first.
+                    let x = c::<T>(bound * 0.999 * 2f64.powf(-(k as f64) / 4.0));
+                    let short = poly(x, coeffs);
+                    let full = horner(x, coeffs);
+                    let tol = c::<T>(4.0) * eps * full.abs();
+                    assert!(
+                        (short - full).abs() <= tol,
+                        "{} {name} at x = {x}: {short} against {full}",
+                        T::NAME
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn short_tiers_drop_only_round_off_f32() {
+        short_tiers_drop_only_round_off::<f32>();
+        short_sums_match_full_sums::<f32>();
+    }
+
+    /// f64 has no tiers today; the checks hold for whatever it is given.
+    #[test]
+    fn short_tiers_drop_only_round_off_f64() {
+        short_tiers_drop_only_round_off::<f64>();
+        short_sums_match_full_sums::<f64>();
+    }
+
+    /// Horner's rule from the last coefficient is the sum started at zero, bit for
+    /// bit, for finite x.
+    #[test]
+    fn horner_from_the_last_coefficient_is_the_sum_from_zero() {
+        for x in [0.0f32, -0.0, 1e-30, 3e-4, 0.2, 1.7, -0.6] {
+            for (_, coeffs) in tables::<f32>() {
+                let from_zero = coeffs.iter().rev().fold(0.0f32, |a, &k| a * x + k as f32);
+                assert_eq!(horner(x, coeffs).to_bits(), from_zero.to_bits());
+            }
+        }
+    }
 }
