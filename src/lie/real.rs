@@ -330,6 +330,13 @@ pub(crate) fn inverse_binade<T: Real>(x: T, limit: i64) -> T {
     if !T::SUBNORMAL_SQUARES {
         return T::one();
     }
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+        // SAFETY: T is f32 (checked above), so the copies are identities.
+        let x: f32 = unsafe { std::mem::transmute_copy(&x) };
+        let s = inverse_binade_f32(x, limit);
+        // SAFETY: as above (T is f32).
+        return unsafe { std::mem::transmute_copy(&s) };
+    }
     let bits = x.to_f64().to_bits();
     let e = ((bits >> 52) & 0x7ff) as i64 - 1023;
     if x == T::zero() || e == 1024 {
@@ -337,6 +344,20 @@ pub(crate) fn inverse_binade<T: Real>(x: T, limit: i64) -> T {
     }
     let e = e.clamp(-limit, limit);
     c(f64::from_bits(((1023 - e) as u64) << 52))
+}
+
+/// [`inverse_binade`] on the bits of an `f32`: the same value (a normal f32 has the
+/// exponent of its f64 widening; a subnormal one, below 2⁻¹²⁶, is clamped to −`limit`
+/// either way), without the two conversions through f64 on the dependency chain of
+/// every scaled comparison.
+#[inline(always)]
+fn inverse_binade_f32(x: f32, limit: i64) -> f32 {
+    let e = ((x.to_bits() >> 23) & 0xff) as i64 - 127;
+    if x == 0.0 || e == 128 {
+        return 1.0;
+    }
+    let e = e.clamp(-limit, limit);
+    f32::from_bits(((127 - e) as u32) << 23)
 }
 
 /// The largest absolute entry of a 3-vector, max(|x|, |y|, |z|) (NaN-ignoring, as
@@ -359,4 +380,42 @@ pub(crate) fn unit_quaternion_f64<T: Real>(
         q.j.to_f64(),
         q.k.to_f64(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`inverse_binade`] through f64, as it is computed for any `T` without the f32
+    /// shortcut.
+    fn through_f64(x: f32, limit: i64) -> f32 {
+        let bits = f64::from(x).to_bits();
+        let e = ((bits >> 52) & 0x7ff) as i64 - 1023;
+        if x == 0.0 || e == 1024 {
+            return 1.0;
+        }
+        let e = e.clamp(-limit, limit);
+        f64::from_bits(((1023 - e) as u64) << 52) as f32
+    }
+
+    /// The f32 shortcut gives the f64 route's value bit for bit: every exponent
+    /// (subnormals, zero, infinities and NaN included), both signs, several
+    /// mantissas, both limits the solver uses.
+    #[test]
+    fn inverse_binade_f32_matches_the_route_through_f64() {
+        for exponent in 0u32..=255 {
+            for mantissa in [0u32, 1, 0x2a_aaaa, 0x7f_ffff] {
+                for sign in [0u32, 1] {
+                    let x = f32::from_bits(sign << 31 | exponent << 23 | mantissa);
+                    for limit in [30, 60] {
+                        assert_eq!(
+                            inverse_binade(x, limit).to_bits(),
+                            through_f64(x, limit).to_bits(),
+                            "{x:e}, limit {limit}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
