@@ -15,7 +15,8 @@
 //!   the element count. `benches/fit_rod_scaling.py` fits the exponent of time per step
 //!   against element count from the estimates.
 //! * `rod_scalar/<order>_1000/<f32|f64>`: the cantilever of 1,000 elements in both
-//!   scalars.
+//!   scalars; `rod_scalar/cubic_1000_quaternion/<f32|f64>` the cubic one with unit
+//!   quaternions.
 //! * `rod_spring/<discretization>_<elements>`: the Table 2 spring (Section 9.4): a
 //!   helical steel spring (E = 60 GPa, ν = 0.3, ρ = 7650 kg/m³, wire diameter 0.01 m),
 //!   15 coils of radius 0.1 m, rest length 1.4 m (wire length 9.53 m), no gravity,
@@ -34,7 +35,7 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
 use lie_xpbd::lie::real::c;
-use lie_xpbd::lie::{LieGroup, Pose, Real, SO3Matrix};
+use lie_xpbd::lie::{LieGroup, Pose, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::rod::{
     FemRod, Integration, RestShape, RigidChainBuilder, RodElement, RodMaterial, StraightRod,
 };
@@ -74,12 +75,18 @@ fn warm_up<T: Real, G: LieGroup<T>>(mut world: World<T, G>) -> World<T, G> {
     world
 }
 
-/// The Section 9.2 cantilever of `elements` elements with N nodes each.
+/// The Section 9.2 cantilever of `elements` elements with N nodes each, rotation
+/// matrices.
 fn cantilever<T: Real, const N: usize>(elements: usize) -> World<T, SO3Matrix<T>> {
+    cantilever_in::<T, SO3Matrix<T>, N>(elements)
+}
+
+/// [`cantilever`] in the rotation representation `G`.
+fn cantilever_in<T: Real, G: LieGroup<T>, const N: usize>(elements: usize) -> World<T, G> {
     let mut world = World::new(options(c(9.81))).expect("valid options");
     let material =
         RodMaterial::circular(c(5e6), c(0.4), c(1000.0), c(0.05)).expect("valid material");
-    FemRod::<T, SO3Matrix<T>, N>::add_straight(
+    FemRod::<T, G, N>::add_straight(
         &mut world,
         &material,
         &StraightRod::cantilever(T::one(), elements),
@@ -178,6 +185,16 @@ fn rod_scalar(c: &mut Criterion) {
         &mut group,
         BenchmarkId::from_parameter("cubic_1000/f32"),
         || cantilever::<f32, 4>(1000),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("cubic_1000_quaternion/f64"),
+        || cantilever_in::<f64, UnitQuaternion<f64>, 4>(1000),
+    );
+    bench_lazy(
+        &mut group,
+        BenchmarkId::from_parameter("cubic_1000_quaternion/f32"),
+        || cantilever_in::<f32, UnitQuaternion<f32>, 4>(1000),
     );
     bench_lazy(
         &mut group,
