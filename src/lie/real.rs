@@ -330,7 +330,7 @@ pub(crate) fn inverse_binade<T: Real>(x: T, limit: i64) -> T {
     if !T::SUBNORMAL_SQUARES {
         return T::one();
     }
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+    if is_f32::<T>() {
         // SAFETY: T is f32 (checked above), so the copies are identities.
         let x: f32 = unsafe { std::mem::transmute_copy(&x) };
         let s = inverse_binade_f32(x, limit);
@@ -344,6 +344,20 @@ pub(crate) fn inverse_binade<T: Real>(x: T, limit: i64) -> T {
     }
     let e = e.clamp(-limit, limit);
     c(f64::from_bits(((1023 - e) as u64) << 52))
+}
+
+/// Whether `T` is f32 (a type test folded at compile time), for code paths written
+/// for one precision.
+#[inline(always)]
+pub(crate) fn is_f32<T: 'static>() -> bool {
+    std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+}
+
+/// Whether `T` is f64, as [`is_f32`] (used by the x86-64 kernels only).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn is_f64<T: 'static>() -> bool {
+    std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
 }
 
 /// [`inverse_binade`] on the bits of an `f32`: the same value (a normal f32 has the

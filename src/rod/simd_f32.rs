@@ -24,11 +24,8 @@ use std::arch::x86_64::*;
 /// Columns of a 6×6 f32 block, `x[column][row]`.
 pub(crate) type Cols32 = [[f32; 6]; 6];
 
-/// Whether `T` is f32 (then the f32 kernels below apply; folded at compile time).
-#[inline(always)]
-pub(crate) fn is_f32<T: 'static>() -> bool {
-    std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
-}
+/// Whether `T` is f32 (then the f32 kernels below apply).
+pub(crate) use crate::lie::real::is_f32;
 
 /// A block of `T` as f32 columns.
 ///

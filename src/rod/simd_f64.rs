@@ -12,11 +12,8 @@ use std::arch::x86_64::*;
 /// Columns of a 6×6 f64 block, `x[column][row]`.
 pub(crate) type Cols64 = [[f64; 6]; 6];
 
-/// Whether `T` is f64 (then the f64 kernels below apply; folded at compile time).
-#[inline(always)]
-pub(crate) fn is_f64<T: 'static>() -> bool {
-    std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
-}
+/// Whether `T` is f64 (then the f64 kernels below apply).
+pub(crate) use crate::lie::real::is_f64;
 
 /// A block of `T` as f64 columns.
 ///
