@@ -630,7 +630,7 @@ fn not_spd_is_reported<T: Real>() {
     let fresh = dd_matrix::<T>(6, 2);
     for i in 0..6usize {
         for j in i.saturating_sub(2)..=i {
-            m.add_block(i, j, fresh.block(i, j).unwrap()).unwrap();
+            m.add_block(i, j, &fresh.block(i, j).unwrap()).unwrap();
         }
     }
     m.factor().unwrap();
@@ -733,7 +733,7 @@ fn bad_indices_and_inputs_are_errors() {
         f.add_block(1, 0, &big),
         Err(BandedError::NonFiniteBlock { entry: (0, 0), .. })
     ));
-    assert_eq!(*f.block(1, 0).unwrap(), big);
+    assert_eq!(f.block(1, 0).unwrap(), big);
     // Shapes too large for memory are an error, not a panic.
     assert!(matches!(
         BlockBandedMatrix::<f64>::new(usize::MAX / 2, 3),

@@ -91,7 +91,7 @@ mod system;
 pub use spec::{FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
 pub use system::ROD_GAUSS_POINT_KIND;
 
-use super::banded::{rod_block_bandwidth, BandedError, BlockBandedMatrix};
+use super::banded::{rod_block_bandwidth, BandBlock, BandedError, BlockBandedMatrix};
 use super::element::{ElementKinematics, GaussPointConstraint, RodElement};
 use super::error::RodError;
 use super::material::RodMaterial;
@@ -251,9 +251,8 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         };
         let kinematics = elements[0].kinematics(&[Pose::identity(); N])?;
         let node_count = nodes.len();
-        let band_bytes = matrix.blocks()
-            * (matrix.bandwidth() + 1)
-            * std::mem::size_of::<crate::rod::banded::Block<T>>();
+        let band_bytes =
+            matrix.blocks() * (matrix.bandwidth() + 1) * std::mem::size_of::<T::BandBlock>();
         let point_bytes = blocks * std::mem::size_of::<GaussPointConstraint<T, N>>();
         let streaming = band_bytes + point_bytes >= STREAMING_BYTES;
         let (packed, window) = if streaming {
@@ -570,19 +569,19 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             let g = e * q + r;
             // ∇C_gk 𝓜ₖ⁻¹ for the element's nodes k.
             // (Written in place: `array::from_fn` of blocks goes through memcpy.)
-            let mut y = [[[T::zero(); 6]; 6]; N];
+            let mut y = [crate::rod::banded::Stored::<T>::ZERO; N];
             for (yj, (grad, wj)) in y.iter_mut().zip(point.gradient.iter().zip(&w)) {
                 kernels::scale_columns_into(yj, &grad.data.0, wj);
             }
-            let y_refs: [&kernels::Block6<T>; N] = std::array::from_fn(|j| &y[j]);
+            let y_refs: [&crate::rod::banded::Stored<T>; N] = std::array::from_fn(|j| &y[j]);
             for (r2, point2) in cur[..=r].iter().enumerate() {
                 let out = matrix.lower_block_cols_mut(g, e * q + r2);
                 let g2s: [&kernels::Block6<T>; N] =
                     std::array::from_fn(|j| &point2.gradient[j].data.0);
                 if r2 == r {
                     kernels::sum_mul_transpose_lower::<T, F, N>(out, &y_refs, &g2s, &active);
-                    for (i, col) in out.iter_mut().enumerate() {
-                        col[i] += point.compliance[i] * scale;
+                    for i in 0..6 {
+                        out.col_mut(i)[i] += point.compliance[i] * scale;
                     }
                 } else {
                     kernels::sum_mul_transpose::<T, F, N>(out, &y_refs, &g2s, &active);

@@ -1,24 +1,27 @@
 //! 8-lane f32 kernels of the AVX2 + FMA path (private, x86-64): a 6-row block column
-//! of f32 is one 256-bit register (rows 0–5 in lanes 0–5; lanes 6–7 zero on load and
-//! never stored), so a column multiply-add is one instruction, where the generic
-//! kernels need two (4 + 2 lanes) in f32 as in f64.
+//! of f32 is one 256-bit register (rows 0–5 in lanes 0–5; lanes 6–7 zero: the
+//! padding), so a column multiply-add is one instruction, where the generic kernels
+//! need two (4 + 2 lanes) in f32 as in f64.
 //!
-//! A column is loaded and stored as rows 0–3 and rows 4–5 (a 128-bit and a 64-bit
-//! access), never as one 256-bit access over the column boundary: the kernels run
-//! back to back on the same blocks (the assembly writes a block row that the
-//! factorisation reads at once; one block of a row is solved, then read by the next),
-//! and a load is forwarded from the store buffer only when one earlier store covers
-//! it. A 256-bit load across two column stores waited for both to reach the cache:
-//! with it, one factorisation and solve of 2,000 block rows (criterion
-//! `rod_banded_f32_p*/factor_solve/2000`) took 360.5, 532.9 and 771.3 µs for
-//! bandwidths 1, 3 and 5; with the split accesses 345.0, 460.2 and 704.8 µs (f64:
-//! 348, 540 and 952 µs).
+//! A column of the band's blocks ([`PaddedBlockF32`]: columns of eight, rows 6–7
+//! zero, aligned to 32 bytes) is one aligned 256-bit load or store. Before the band's
+//! f32 columns were padded, a 6-float column was loaded and stored as rows 0–3 and
+//! rows 4–5 (a 128-bit and a 64-bit access), never as one 256-bit access over the
+//! column boundary: the kernels run back to back on the same blocks (the assembly
+//! writes a block row that the factorisation reads at once; one block of a row is
+//! solved, then read by the next), and a load is forwarded from the store buffer only
+//! when one earlier store covers it. A 256-bit load across two column stores waited
+//! for both to reach the cache: with it, one factorisation and solve of 2,000 block
+//! rows (criterion `rod_banded_f32_p*/factor_solve/2000`) took 360.5, 532.9 and
+//! 771.3 µs for bandwidths 1, 3 and 5; with the split accesses 345.0, 460.2 and
+//! 704.8 µs (f64: 348, 540 and 952 µs). Six-float vectors that are not block columns
+//! (a block row of the right-hand side) are still loaded as 4 + 2 ([`load6`]).
 //! Each kernel performs, entry by entry, the same fused operations in the same order
 //! as the generic kernel it replaces on the FMA path, so the results are identical
 //! (up to the sign of zero sums). Only called with `T = f32` ([`is_f32`]) on the FMA
 //! path.
 
-use nalgebra::SMatrix;
+use crate::rod::banded::PaddedBlockF32;
 use std::arch::x86_64::*;
 
 /// Columns of a 6×6 f32 block, `x[column][row]`.
@@ -38,43 +41,69 @@ pub(crate) unsafe fn cols32<T>(b: &[[T; 6]; 6]) -> &Cols32 {
     unsafe { &*(b as *const [[T; 6]; 6]).cast::<Cols32>() }
 }
 
-/// A mutable block of `T` as f32 columns.
+/// A band block (`f32`'s [`crate::lie::Real::BandBlock`]) as the padded block it is.
 ///
 /// # Safety
-/// `T` must be f32 ([`is_f32`]).
+/// `X` must be [`PaddedBlockF32`] (the band block of `T` = f32, [`is_f32`]).
 #[inline(always)]
-pub(crate) unsafe fn cols32_mut<T>(b: &mut [[T; 6]; 6]) -> &mut Cols32 {
-    debug_assert!(std::mem::size_of::<T>() == 4);
-    // SAFETY: T is f32 (caller).
-    unsafe { &mut *(b as *mut [[T; 6]; 6]).cast::<Cols32>() }
+pub(crate) unsafe fn padded<X>(b: &X) -> &PaddedBlockF32 {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<PaddedBlockF32>());
+    // SAFETY: X is PaddedBlockF32 (caller).
+    unsafe { &*(b as *const X).cast::<PaddedBlockF32>() }
 }
 
-/// Column `c` of a block in lanes 0–5 (lanes 6–7 zero), loaded as rows 0–3 and 4–5
-/// (module docs).
+/// As [`padded`], mutable.
+///
+/// # Safety
+/// As [`padded`].
+#[inline(always)]
+pub(crate) unsafe fn padded_mut<X>(b: &mut X) -> &mut PaddedBlockF32 {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<PaddedBlockF32>());
+    // SAFETY: X is PaddedBlockF32 (caller).
+    unsafe { &mut *(b as *mut X).cast::<PaddedBlockF32>() }
+}
+
+/// As [`padded`], for a slice of band blocks.
+///
+/// # Safety
+/// As [`padded`].
+#[inline(always)]
+pub(crate) unsafe fn padded_slice<X>(b: &[X]) -> &[PaddedBlockF32] {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<PaddedBlockF32>());
+    // SAFETY: X is PaddedBlockF32 (caller).
+    unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<PaddedBlockF32>(), b.len()) }
+}
+
+/// Column `c` of a padded block (lanes 6–7 its zero padding): one aligned load.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn load_col(b: &Cols32, c: usize) -> __m256 {
-    let p = b.as_ptr().cast::<f32>();
-    // SAFETY: rows 0–3 and 4–5 of column c, within the block (6c + 6 ≤ 36 floats).
+fn load_pcol(b: &PaddedBlockF32, c: usize) -> __m256 {
+    // SAFETY: the 8 floats of column c, 32-byte aligned (repr(align(32)), 32-byte
+    // columns).
+    unsafe { _mm256_load_ps(b.0[c].as_ptr()) }
+}
+
+/// Stores all eight lanes of `v` to column `c` of a padded block (lanes 6–7 must be
+/// zero, the padding).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn store_pcol(b: &mut PaddedBlockF32, c: usize, v: __m256) {
+    // SAFETY: as in load_pcol.
+    unsafe { _mm256_store_ps(b.0[c].as_mut_ptr(), v) }
+}
+
+/// Six floats from `p` in lanes 0–5 (lanes 6–7 zero), loaded as 4 + 2 (module docs).
+///
+/// # Safety
+/// `p` is valid for reading six floats.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn load6(p: *const f32) -> __m256 {
+    // SAFETY: floats 0–3 and 4–5 of p (caller).
     unsafe {
-        let lo = _mm_loadu_ps(p.add(6 * c));
-        let hi = _mm_castsi128_ps(_mm_loadu_si64(p.add(6 * c + 4).cast::<u8>()));
+        let lo = _mm_loadu_ps(p);
+        let hi = _mm_castsi128_ps(_mm_loadu_si64(p.add(4).cast::<u8>()));
         _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1)
-    }
-}
-
-/// Stores lanes 0–5 of `v` to column `c`, as rows 0–3 and 4–5 (module docs).
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn store_col(b: &mut Cols32, c: usize, v: __m256) {
-    let p = b.as_mut_ptr().cast::<f32>();
-    // SAFETY: rows 0–3 and 4–5 of column c, within the block (6c + 6 ≤ 36 floats).
-    unsafe {
-        _mm_storeu_ps(p.add(6 * c), _mm256_castps256_ps128(v));
-        _mm_storeu_si64(
-            p.add(6 * c + 4).cast::<u8>(),
-            _mm_castps_si128(_mm256_extractf128_ps(v, 1)),
-        );
     }
 }
 
@@ -83,29 +112,26 @@ unsafe fn store_col(b: &mut Cols32, c: usize, v: __m256) {
 /// t, and s_c = y_c + z_c; three columns at a time.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn sub_sum_mul_transpose(
-    s: &mut Cols32,
-    a: &[SMatrix<f32, 6, 6>],
-    b: &[SMatrix<f32, 6, 6>],
+pub(crate) fn sub_sum_mul_transpose(
+    s: &mut PaddedBlockF32,
+    a: &[PaddedBlockF32],
+    b: &[PaddedBlockF32],
 ) {
     for c0 in [0, 3] {
-        // SAFETY (all below): in-block loads and stores (load_col, store_col).
-        let mut y = unsafe { [load_col(s, c0), load_col(s, c0 + 1), load_col(s, c0 + 2)] };
+        let mut y = [load_pcol(s, c0), load_pcol(s, c0 + 1), load_pcol(s, c0 + 2)];
         let mut z = [_mm256_setzero_ps(); 3];
         for (ak, bk) in a.iter().zip(b) {
-            let (ak, bk) = (&ak.data.0, &bk.data.0);
             for h in 0..3 {
                 let (t0, t1) = (2 * h, 2 * h + 1);
-                let (a0, a1) = unsafe { (load_col(ak, t0), load_col(ak, t1)) };
+                let (a0, a1) = (load_pcol(ak, t0), load_pcol(ak, t1));
                 for i in 0..3 {
-                    y[i] = _mm256_fnmadd_ps(a0, _mm256_set1_ps(bk[t0][c0 + i]), y[i]);
-                    z[i] = _mm256_fnmadd_ps(a1, _mm256_set1_ps(bk[t1][c0 + i]), z[i]);
+                    y[i] = _mm256_fnmadd_ps(a0, _mm256_set1_ps(bk.0[t0][c0 + i]), y[i]);
+                    z[i] = _mm256_fnmadd_ps(a1, _mm256_set1_ps(bk.0[t1][c0 + i]), z[i]);
                 }
             }
         }
         for i in 0..3 {
-            let v = _mm256_add_ps(y[i], z[i]);
-            unsafe { store_col(s, c0 + i, v) };
+            store_pcol(s, c0 + i, _mm256_add_ps(y[i], z[i]));
         }
     }
 }
@@ -118,8 +144,8 @@ pub(crate) unsafe fn sub_sum_mul_transpose(
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn sum_mul_transpose_half<const N: usize, const B0: usize>(
-    out: &mut Cols32,
-    y: &[&Cols32; N],
+    out: &mut PaddedBlockF32,
+    y: &[&PaddedBlockF32; N],
     g2: &[&Cols32; N],
     active: &[bool; N],
 ) {
@@ -130,25 +156,23 @@ pub(crate) unsafe fn sum_mul_transpose_half<const N: usize, const B0: usize>(
         }
         let (yj, gj) = (y[j], g2[j]);
         for (c, gc) in gj.iter().enumerate().skip(3) {
-            // SAFETY: in-block load.
-            let yc = unsafe { load_col(yj, c) };
+            let yc = load_pcol(yj, c);
             for (i, a) in acc.iter_mut().enumerate() {
                 *a = _mm256_fmadd_ps(yc, _mm256_set1_ps(gc[B0 + i]), *a);
             }
         }
         if B0 < 3 {
             for (c, gc) in gj.iter().enumerate().take(3) {
-                // SAFETY: in-block load.
-                let yc = unsafe { load_col(yj, c) };
+                let yc = load_pcol(yj, c);
                 for (i, a) in acc.iter_mut().enumerate() {
                     *a = _mm256_fmadd_ps(yc, _mm256_set1_ps(gc[B0 + i]), *a);
                 }
             }
         }
     }
+    // Lanes 6–7 are zero (y's padding), as the padding must be.
     for (i, a) in acc.into_iter().enumerate() {
-        // SAFETY: in-block stores (store_col).
-        unsafe { store_col(out, B0 + i, a) };
+        store_pcol(out, B0 + i, a);
     }
 }
 
@@ -157,18 +181,21 @@ pub(crate) unsafe fn sum_mul_transpose_half<const N: usize, const B0: usize>(
 /// (s_c − Σ_{t<c} x_t l_ct)·inv_c, the columns held in registers until all are solved.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn solve_right_lower_transpose(s: &mut Cols32, l: &Cols32, inv: &[f32; 6]) {
-    // SAFETY (loads and stores): in-block (load_col, store_col).
-    let mut x = unsafe { [0, 1, 2, 3, 4, 5].map(|c| load_col(s, c)) };
+pub(crate) fn solve_right_lower_transpose(
+    s: &mut PaddedBlockF32,
+    l: &PaddedBlockF32,
+    inv: &[f32; 6],
+) {
+    let mut x = [0, 1, 2, 3, 4, 5].map(|c| load_pcol(s, c));
     for c in 0..6 {
         let mut v = x[c];
-        for t in 0..c {
-            v = _mm256_fnmadd_ps(x[t], _mm256_set1_ps(l[t][c]), v);
+        for (t, xt) in x.iter().enumerate().take(c) {
+            v = _mm256_fnmadd_ps(*xt, _mm256_set1_ps(l.0[t][c]), v);
         }
         x[c] = _mm256_mul_ps(v, _mm256_set1_ps(inv[c]));
     }
     for (c, v) in x.into_iter().enumerate() {
-        unsafe { store_col(s, c, v) };
+        store_pcol(s, c, v);
     }
 }
 
@@ -182,8 +209,8 @@ pub(crate) unsafe fn solve_right_lower_transpose(s: &mut Cols32, l: &Cols32, inv
 /// the generic kernel leaves them).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn cholesky_6(
-    s: &mut Cols32,
+pub(crate) fn cholesky_6(
+    s: &mut PaddedBlockF32,
     diagonal: &[f32; 6],
     tiny: f32,
 ) -> Result<[f32; 6], (usize, f32)> {
@@ -194,10 +221,9 @@ pub(crate) unsafe fn cholesky_6(
     macro_rules! column {
         ($c:literal) => {{
             let c: usize = $c;
-            // SAFETY: in-block load (load_col).
-            let mut v = unsafe { load_col(s, c) };
+            let mut v = load_pcol(s, c);
             for t in 0..c {
-                v = _mm256_fnmadd_ps(x[t], _mm256_set1_ps(s[t][c]), v);
+                v = _mm256_fnmadd_ps(x[t], _mm256_set1_ps(s.0[t][c]), v);
             }
             let k = _mm256_set1_epi32($c);
             let d = _mm256_cvtss_f32(_mm256_permutevar8x32_ps(v, k));
@@ -211,8 +237,7 @@ pub(crate) unsafe fn cholesky_6(
             let below = _mm256_and_ps(y, _mm256_castsi256_ps(_mm256_cmpgt_epi32(index, k)));
             let diagonal_lane = _mm256_castsi256_ps(_mm256_cmpeq_epi32(index, k));
             x[c] = _mm256_blendv_ps(below, _mm256_set1_ps(l), diagonal_lane);
-            // SAFETY: in-block store (store_col).
-            unsafe { store_col(s, c, x[c]) };
+            store_pcol(s, c, x[c]);
         }};
     }
     column!(0);
@@ -224,7 +249,114 @@ pub(crate) unsafe fn cholesky_6(
     Ok(inv)
 }
 
+/// The off-diagonal part of one block row i of the forward substitution Ly = b
+/// (`banded::solve`): t −= Σ_j L_ij y_j over the blocks left of the diagonal and the
+/// solved rows y_j, even columns of each L_ij into t and odd ones into a second
+/// accumulator u (from zero), then t + u: the generic kernel's fused operations in
+/// its order, per row (bit-identical), with a column of L_ij one aligned load.
+pub(crate) struct ForwardSubstitution(__m256, __m256);
+
+impl ForwardSubstitution {
+    /// Starts from t = b_i.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn new(t: &[f32; 6]) -> Self {
+        // SAFETY: six floats of t.
+        Self(unsafe { load6(t.as_ptr()) }, _mm256_setzero_ps())
+    }
+
+    /// Subtracts block l = L_ij times the solved y_j.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn add(&mut self, l: &PaddedBlockF32, y: &[f32; 6]) {
+        for h in 0..3 {
+            let (c0, c1) = (2 * h, 2 * h + 1);
+            self.0 = _mm256_fnmadd_ps(load_pcol(l, c0), _mm256_set1_ps(y[c0]), self.0);
+            self.1 = _mm256_fnmadd_ps(load_pcol(l, c1), _mm256_set1_ps(y[c1]), self.1);
+        }
+    }
+
+    /// t + u into `t`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn finish(self, t: &mut [f32; 6]) {
+        let v = _mm256_add_ps(self.0, self.1);
+        let mut s = [0.0f32; 8];
+        // SAFETY: eight floats into an array of 8.
+        unsafe { _mm256_storeu_ps(s.as_mut_ptr(), v) };
+        t.copy_from_slice(&s[..6]);
+    }
+}
+
+/// The off-diagonal part of one block row i of the back substitution Lᵀx = y
+/// (`banded::solve`): t_c −= Σ_k Σ_r l_k,rc·x_k,r over the blocks l_k = L_ki below
+/// the diagonal and the solved rows x_k, added one block at a time
+/// ([`BackSubstitution::add`]) and subtracted at the end
+/// ([`BackSubstitution::subtract_from`]). Column c of each block is multiplied lane
+/// by lane with x_k into the accumulator of column c (one aligned load and one fused
+/// multiply-add per column, where the generic kernel forms six scalar products), and
+/// the six accumulators are summed across their lanes once per row.
+///
+/// The sums run in another order than the generic kernel's (which sums each block's
+/// six products per column, even and odd rows apart, block after block), so the
+/// results differ from it by round-off; the streaming and two-pass rod solves both use
+/// this path and stay identical to each other.
+pub(crate) struct BackSubstitution([__m256; 6]);
+
+impl BackSubstitution {
+    /// No blocks yet.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn new() -> Self {
+        Self([_mm256_setzero_ps(); 6])
+    }
+
+    /// Adds block l = L_ki with the solved x_k.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn add(&mut self, l: &PaddedBlockF32, x: &[f32; 6]) {
+        // SAFETY: six floats of x.
+        let xv = unsafe { load6(x.as_ptr()) };
+        for (c, a) in self.0.iter_mut().enumerate() {
+            *a = _mm256_fmadd_ps(load_pcol(l, c), xv, *a);
+        }
+    }
+
+    /// t_c −= (lane sum of accumulator c), c = 0 … 5.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn subtract_from(self, t: &mut [f32; 6]) {
+        let a = self.0;
+        // Lanes 6–7 of every accumulator are zero (the padding, and x's lanes 6–7).
+        // Pairwise horizontal adds within each 128-bit half, then the two halves.
+        let h01 = _mm256_hadd_ps(a[0], a[1]);
+        let h23 = _mm256_hadd_ps(a[2], a[3]);
+        let h45 = _mm256_hadd_ps(a[4], a[5]);
+        let h0123 = _mm256_hadd_ps(h01, h23);
+        let h4545 = _mm256_hadd_ps(h45, h45);
+        let s0123 = _mm_add_ps(
+            _mm256_castps256_ps128(h0123),
+            _mm256_extractf128_ps(h0123, 1),
+        );
+        let s45 = _mm_add_ps(
+            _mm256_castps256_ps128(h4545),
+            _mm256_extractf128_ps(h4545, 1),
+        );
+        let mut s = [0.0f32; 8];
+        // SAFETY: 4 + 4 floats into an array of 8.
+        unsafe {
+            _mm_storeu_ps(s.as_mut_ptr(), s0123);
+            _mm_storeu_ps(s.as_mut_ptr().add(4), s45);
+        }
+        for c in 0..6 {
+            t[c] -= s[c];
+        }
+    }
+}
+
 #[cfg(test)]
+// Entries are addressed by (row, column) as in the formulas they check.
+#[allow(clippy::needless_range_loop)]
 mod tests {
     //! Each kernel against the generic FMA kernel's operations written out per entry
     //! (the same fused operations in the same order), bit for bit.
@@ -306,7 +438,10 @@ mod tests {
             }
             let diagonal = std::array::from_fn(|r| a[r][r]);
             let expected = cholesky_expected(&a, tiny);
-            let mut s = a;
+            let mut s = PaddedBlockF32([[0.0; 8]; 6]);
+            for (c, col) in a.iter().enumerate() {
+                s.0[c][..6].copy_from_slice(col);
+            }
             // SAFETY: the CPU has AVX2 and FMA (checked above).
             let got = unsafe { cholesky_6(&mut s, &diagonal, tiny) };
             match (expected, got) {
@@ -314,8 +449,9 @@ mod tests {
                     for c in 0..6 {
                         assert!(same(ei[c], gi[c]), "{case} {c}");
                         for r in 0..6 {
-                            assert!(same(s[c][r], e[c][r]), "{case} {r} {c}");
+                            assert!(same(s.0[c][r], e[c][r]), "{case} {r} {c}");
                         }
+                        assert_eq!(&s.0[c][6..], &[0.0, 0.0], "{case}: padding");
                     }
                 }
                 (Err((ec, ed)), Err((gc, gd))) => {
@@ -325,5 +461,201 @@ mod tests {
                 (e, g) => panic!("{case}: {e:?} against {g:?}"),
             }
         }
+    }
+
+    /// A padded block holding `c` (padding zero).
+    fn pad(c: &Cols32) -> PaddedBlockF32 {
+        let mut p = PaddedBlockF32([[0.0; 8]; 6]);
+        for (pc, cc) in p.0.iter_mut().zip(c) {
+            pc[..6].copy_from_slice(cc);
+        }
+        p
+    }
+
+    /// Rows 0–5 of every column of `p` equal `e` bit for bit, and the padding is zero.
+    fn assert_padded_eq(p: &PaddedBlockF32, e: &Cols32, what: &str) {
+        for c in 0..6 {
+            for r in 0..6 {
+                assert!(same(p.0[c][r], e[c][r]), "{what}: ({r}, {c})");
+            }
+            assert_eq!(&p.0[c][6..], &[0.0, 0.0], "{what}: padding of column {c}");
+        }
+    }
+
+    #[test]
+    fn block_products_and_right_solves_match_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(3);
+        for count in 0..4 {
+            let a: Vec<Cols32> = (0..count).map(|_| v.block()).collect();
+            let b: Vec<Cols32> = (0..count).map(|_| v.block()).collect();
+            let s0 = v.block();
+            // s −= Σ a_k b_kᵀ: even t into y, odd t into z, then y + z.
+            let mut expected = s0;
+            for (c, col) in expected.iter_mut().enumerate() {
+                for (r, x) in col.iter_mut().enumerate() {
+                    let (mut y, mut z) = (*x, 0.0);
+                    for (ak, bk) in a.iter().zip(&b) {
+                        for h in 0..3 {
+                            y = msub(y, ak[2 * h][r], bk[2 * h][c]);
+                            z = msub(z, ak[2 * h + 1][r], bk[2 * h + 1][c]);
+                        }
+                    }
+                    *x = y + z;
+                }
+            }
+            let mut s = pad(&s0);
+            let (pa, pb): (Vec<_>, Vec<_>) =
+                (a.iter().map(pad).collect(), b.iter().map(pad).collect());
+            // SAFETY: the CPU has AVX2 and FMA (checked above).
+            unsafe { sub_sum_mul_transpose(&mut s, &pa, &pb) };
+            assert_padded_eq(&s, &expected, "sub_sum_mul_transpose");
+        }
+        // s ← s l⁻ᵀ: column c is (s_c − Σ_{t<c} x_t l_ct)·inv_c.
+        let (s0, l) = (v.block(), v.block());
+        let inv: [f32; 6] = std::array::from_fn(|c| 1.0 / (2.0 + l[c][c].abs()));
+        let mut expected = s0;
+        for c in 0..6 {
+            let mut x = expected[c];
+            for t in 0..c {
+                for r in 0..6 {
+                    x[r] = msub(x[r], expected[t][r], l[t][c]);
+                }
+            }
+            expected[c] = x.map(|x| x * inv[c]);
+        }
+        let mut s = pad(&s0);
+        // SAFETY: as above.
+        unsafe { solve_right_lower_transpose(&mut s, &pad(&l), &inv) };
+        assert_padded_eq(&s, &expected, "solve_right_lower_transpose");
+    }
+
+    #[test]
+    fn forward_substitution_matches_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(11);
+        for count in 0..5 {
+            let l: Vec<Cols32> = (0..count).map(|_| v.block()).collect();
+            let y: Vec<[f32; 6]> = (0..count)
+                .map(|_| std::array::from_fn(|_| v.next()))
+                .collect();
+            let t0: [f32; 6] = std::array::from_fn(|_| v.next());
+            // t −= Σ_j L_j y_j: even columns into t, odd ones into u, then t + u.
+            let expected: [f32; 6] = std::array::from_fn(|r| {
+                let (mut t, mut u) = (t0[r], 0.0);
+                for (lj, yj) in l.iter().zip(&y) {
+                    for h in 0..3 {
+                        t = msub(t, lj[2 * h][r], yj[2 * h]);
+                        u = msub(u, lj[2 * h + 1][r], yj[2 * h + 1]);
+                    }
+                }
+                t + u
+            });
+            let mut t = t0;
+            // SAFETY: as above.
+            unsafe {
+                let mut acc = ForwardSubstitution::new(&t);
+                for (lj, yj) in l.iter().zip(&y) {
+                    acc.add(&pad(lj), yj);
+                }
+                acc.finish(&mut t);
+            }
+            for r in 0..6 {
+                assert!(same(t[r], expected[r]), "{count} blocks, row {r}");
+            }
+        }
+    }
+
+    /// The back substitution's sums run in their own order: checked against the sums
+    /// in f64, within the bound of recursive summation, γ·Σ|terms| with γ = n·ε for
+    /// n = 6·count + 1 rounded operations per entry (each product fused with its
+    /// addition, then the lane sums and the subtraction).
+    #[test]
+    fn back_substitution_sums_the_transposed_products() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(5);
+        for count in 0..6 {
+            let l: Vec<Cols32> = (0..count).map(|_| v.block()).collect();
+            let x: Vec<[f32; 6]> = (0..count)
+                .map(|_| std::array::from_fn(|_| v.next()))
+                .collect();
+            let t0: [f32; 6] = std::array::from_fn(|_| v.next());
+            let mut t = t0;
+            // SAFETY: as above.
+            unsafe {
+                let mut acc = BackSubstitution::new();
+                for (lk, xk) in l.iter().zip(&x) {
+                    acc.add(&pad(lk), xk);
+                }
+                acc.subtract_from(&mut t);
+            }
+            for c in 0..6 {
+                let (mut exact, mut size) = (f64::from(t0[c]), f64::from(t0[c]).abs());
+                for (lk, xk) in l.iter().zip(&x) {
+                    for r in 0..6 {
+                        let p = f64::from(lk[c][r]) * f64::from(xk[r]);
+                        exact -= p;
+                        size += p.abs();
+                    }
+                }
+                let bound = (6 * count + 1) as f64 * f64::from(f32::EPSILON) * size;
+                let err = (f64::from(t[c]) - exact).abs();
+                assert!(
+                    err <= bound,
+                    "{count} blocks, column {c}: {err:e} > {bound:e}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sum_mul_transpose_half_matches_the_generic_operations() {
+        if !fma_path() {
+            return;
+        }
+        let mut v = Values(13);
+        // Gradient blocks: position columns zero in rows 3–5.
+        let mut gradient = || {
+            let mut b = v.block();
+            for col in b.iter_mut().take(3) {
+                col[3..].fill(0.0);
+            }
+            b
+        };
+        let y = [gradient(), gradient(), gradient()];
+        let g = [gradient(), gradient(), gradient()];
+        let active = [true, false, true];
+        // Per node the rotation columns, then (output columns b < 3) the position
+        // columns, whose rows 3–5 add products with a zero factor.
+        let expected = |b: usize, r: usize| {
+            let mut acc = 0.0f32;
+            for j in (0..3).filter(|&j| active[j]) {
+                for c in 3..6 {
+                    acc = y[j][c][r].mul_add(g[j][c][b], acc);
+                }
+                if b < 3 {
+                    for c in 0..3 {
+                        acc = y[j][c][r].mul_add(g[j][c][b], acc);
+                    }
+                }
+            }
+            acc
+        };
+        let mut out = PaddedBlockF32([[f32::NAN; 8]; 6]);
+        let yp = [pad(&y[0]), pad(&y[1]), pad(&y[2])];
+        let (yr, gr) = (yp.each_ref(), g.each_ref());
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        unsafe {
+            sum_mul_transpose_half::<3, 0>(&mut out, &yr, &gr, &active);
+            sum_mul_transpose_half::<3, 3>(&mut out, &yr, &gr, &active);
+        }
+        let e: Cols32 = std::array::from_fn(|b| std::array::from_fn(|r| expected(b, r)));
+        assert_padded_eq(&out, &e, "sum_mul_transpose_half");
     }
 }

@@ -6,7 +6,6 @@
 //! it replaces on the FMA path, so the results are identical (up to the sign of zero
 //! sums). Only called with `T = f64` ([`is_f64`]) on the FMA path.
 
-use nalgebra::SMatrix;
 use std::arch::x86_64::*;
 
 /// Columns of a 6×6 f64 block, `x[column][row]`.
@@ -15,26 +14,37 @@ pub(crate) type Cols64 = [[f64; 6]; 6];
 /// Whether `T` is f64 (then the f64 kernels below apply).
 pub(crate) use crate::lie::real::is_f64;
 
-/// A block of `T` as f64 columns.
+/// A block (6×6 of f64: [`Cols64`] or `[[T; 6]; 6]` with `T` = f64) as f64 columns.
 ///
 /// # Safety
-/// `T` must be f64 ([`is_f64`]).
+/// `X` must be a 6×6 block of f64, column-major without padding ([`is_f64`] `T`).
 #[inline(always)]
-pub(crate) unsafe fn cols64<T>(b: &[[T; 6]; 6]) -> &Cols64 {
-    debug_assert!(std::mem::size_of::<T>() == 8);
-    // SAFETY: T is f64 (caller).
-    unsafe { &*(b as *const [[T; 6]; 6]).cast::<Cols64>() }
+pub(crate) unsafe fn cols64<X>(b: &X) -> &Cols64 {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Cols64>());
+    // SAFETY: X is a 6×6 block of f64 (caller).
+    unsafe { &*(b as *const X).cast::<Cols64>() }
 }
 
-/// A mutable block of `T` as f64 columns.
+/// A mutable block as f64 columns ([`cols64`]).
 ///
 /// # Safety
-/// `T` must be f64 ([`is_f64`]).
+/// As [`cols64`].
 #[inline(always)]
-pub(crate) unsafe fn cols64_mut<T>(b: &mut [[T; 6]; 6]) -> &mut Cols64 {
-    debug_assert!(std::mem::size_of::<T>() == 8);
-    // SAFETY: T is f64 (caller).
-    unsafe { &mut *(b as *mut [[T; 6]; 6]).cast::<Cols64>() }
+pub(crate) unsafe fn cols64_mut<X>(b: &mut X) -> &mut Cols64 {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Cols64>());
+    // SAFETY: X is a 6×6 block of f64 (caller).
+    unsafe { &mut *(b as *mut X).cast::<Cols64>() }
+}
+
+/// Blocks as f64 columns ([`cols64`]).
+///
+/// # Safety
+/// As [`cols64`].
+#[inline(always)]
+pub(crate) unsafe fn cols64_slice<X>(b: &[X]) -> &[Cols64] {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Cols64>());
+    // SAFETY: X is a 6×6 block of f64 (caller).
+    unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<Cols64>(), b.len()) }
 }
 
 /// A 6-row f64 column in registers: rows 0–3 and rows 4–5.
@@ -111,17 +121,12 @@ fn scale(a: Col, w: f64) -> Col {
 /// t, and s_c = y_c + z_c; two columns at a time.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) fn sub_sum_mul_transpose(
-    s: &mut Cols64,
-    a: &[SMatrix<f64, 6, 6>],
-    b: &[SMatrix<f64, 6, 6>],
-) {
+pub(crate) fn sub_sum_mul_transpose(s: &mut Cols64, a: &[Cols64], b: &[Cols64]) {
     for c0 in [0, 2, 4] {
         let c1 = c0 + 1;
         let (mut y0, mut y1) = (load(s, c0), load(s, c1));
         let (mut z0, mut z1) = (zero(), zero());
         for (ak, bk) in a.iter().zip(b) {
-            let (ak, bk) = (&ak.data.0, &bk.data.0);
             for h in 0..3 {
                 let (t0, t1) = (2 * h, 2 * h + 1);
                 let (a0, a1) = (load(ak, t0), load(ak, t1));
@@ -143,13 +148,12 @@ pub(crate) fn sub_sum_mul_transpose(
 /// Cholesky of the diagonal block, which clears them).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) fn sub_sum_mul_self_transpose_lower(s: &mut Cols64, a: &[SMatrix<f64, 6, 6>]) {
+pub(crate) fn sub_sum_mul_self_transpose_lower(s: &mut Cols64, a: &[Cols64]) {
     for c0 in [0, 2] {
         let c1 = c0 + 1;
         let (mut y0, mut y1) = (load(s, c0), load(s, c1));
         let (mut z0, mut z1) = (zero(), zero());
         for ak in a {
-            let ak = &ak.data.0;
             for h in 0..3 {
                 let (t0, t1) = (2 * h, 2 * h + 1);
                 let (a0, a1) = (load(ak, t0), load(ak, t1));
@@ -170,7 +174,6 @@ pub(crate) fn sub_sum_mul_self_transpose_lower(s: &mut Cols64, a: &[SMatrix<f64,
     let (mut y0, mut y1) = (low(s, 4), low(s, 5));
     let (mut z0, mut z1) = (_mm_setzero_pd(), _mm_setzero_pd());
     for ak in a {
-        let ak = &ak.data.0;
         for h in 0..3 {
             let (t0, t1) = (2 * h, 2 * h + 1);
             let (a0, a1) = (low(ak, t0), low(ak, t1));
@@ -254,7 +257,6 @@ mod tests {
     //! Each kernel against the generic FMA kernel's operations written out per entry
     //! (the same fused operations in the same order), bit for bit.
     use super::*;
-    use nalgebra::Matrix6;
 
     /// Deterministic values in (−1, 1).
     struct Values(u64);
@@ -292,8 +294,8 @@ mod tests {
         }
         let mut v = Values(7);
         for count in 0..4 {
-            let a: Vec<Matrix6<f64>> = (0..count).map(|_| Matrix6::from(v.block())).collect();
-            let b: Vec<Matrix6<f64>> = (0..count).map(|_| Matrix6::from(v.block())).collect();
+            let a: Vec<Cols64> = (0..count).map(|_| v.block()).collect();
+            let b: Vec<Cols64> = (0..count).map(|_| v.block()).collect();
             let s0 = v.block();
             for (other, lower) in [(&b, false), (&a, true)] {
                 let mut expected = s0;
@@ -302,8 +304,8 @@ mod tests {
                         let (mut y, mut z) = (*x, 0.0);
                         for (ak, bk) in a.iter().zip(other.iter()) {
                             for h in 0..3 {
-                                y = msub(y, ak[(r, 2 * h)], bk[(c, 2 * h)]);
-                                z = msub(z, ak[(r, 2 * h + 1)], bk[(c, 2 * h + 1)]);
+                                y = msub(y, ak[2 * h][r], bk[2 * h][c]);
+                                z = msub(z, ak[2 * h + 1][r], bk[2 * h + 1][c]);
                             }
                         }
                         *x = y + z;

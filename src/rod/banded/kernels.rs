@@ -1,7 +1,7 @@
 //! The unrolled 6×6 block kernels of the banded Cholesky factorisation and solves
 //! (private helpers of [`super::BlockBandedMatrix`]).
 
-use super::{BandedError, Block, Cols, B};
+use super::{BandBlock, BandedError, Block, Stored, B};
 use crate::lie::Real;
 use crate::rod::simd::msub;
 #[cfg(target_arch = "x86_64")]
@@ -77,9 +77,9 @@ fn add_column<T: Real>(y: &[T; B], z: &[T; B]) -> [T; B] {
 /// t, summed at the end) halve the chain of dependent multiply-adds.
 #[inline(always)]
 pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
-    s: &mut Cols<T>,
-    a: &[Block<T>],
-    b: &[Block<T>],
+    s: &mut Stored<T>,
+    a: &[Stored<T>],
+    b: &[Stored<T>],
 ) {
     debug_assert_eq!(a.len(), b.len());
     if a.is_empty() {
@@ -87,44 +87,43 @@ pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
     }
     #[cfg(target_arch = "x86_64")]
     if F && is_f32::<T>() {
-        // SAFETY: T is f32 (so the casts are identities), and F is only set on the
-        // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        // SAFETY: T is f32 (so the blocks are padded f32 blocks), and F is only set on
+        // the AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
         unsafe {
             return simd_f32::sub_sum_mul_transpose(
-                simd_f32::cols32_mut(s),
-                std::slice::from_raw_parts(a.as_ptr().cast(), a.len()),
-                std::slice::from_raw_parts(b.as_ptr().cast(), b.len()),
+                simd_f32::padded_mut(s),
+                simd_f32::padded_slice(a),
+                simd_f32::padded_slice(b),
             );
         }
     }
     #[cfg(target_arch = "x86_64")]
     if F && is_f64::<T>() {
-        // SAFETY: T is f64 (so the casts are identities), and F is only set on the
+        // SAFETY: T is f64 (so the blocks are f64 columns), and F is only set on the
         // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
         unsafe {
             return simd_f64::sub_sum_mul_transpose(
                 simd_f64::cols64_mut(s),
-                std::slice::from_raw_parts(a.as_ptr().cast(), a.len()),
-                std::slice::from_raw_parts(b.as_ptr().cast(), b.len()),
+                simd_f64::cols64_slice(a),
+                simd_f64::cols64_slice(b),
             );
         }
     }
     for pair in 0..B / 2 {
         let (c0, c1) = (2 * pair, 2 * pair + 1);
-        let (mut y0, mut y1) = (s[c0], s[c1]);
+        let (mut y0, mut y1) = (*s.col(c0), *s.col(c1));
         let (mut z0, mut z1) = ([T::zero(); B], [T::zero(); B]);
         for (ak, bk) in a.iter().zip(b) {
-            let (ak, bk) = (&ak.data.0, &bk.data.0);
             for h in 0..B / 2 {
                 let (t0, t1) = (2 * h, 2 * h + 1);
-                sub_scaled::<T, F>(&mut y0, &ak[t0], bk[t0][c0]);
-                sub_scaled::<T, F>(&mut y1, &ak[t0], bk[t0][c1]);
-                sub_scaled::<T, F>(&mut z0, &ak[t1], bk[t1][c0]);
-                sub_scaled::<T, F>(&mut z1, &ak[t1], bk[t1][c1]);
+                sub_scaled::<T, F>(&mut y0, ak.col(t0), bk.col(t0)[c0]);
+                sub_scaled::<T, F>(&mut y1, ak.col(t0), bk.col(t0)[c1]);
+                sub_scaled::<T, F>(&mut z0, ak.col(t1), bk.col(t1)[c0]);
+                sub_scaled::<T, F>(&mut z1, ak.col(t1), bk.col(t1)[c1]);
             }
         }
-        s[c0] = add_column(&y0, &z0);
-        s[c1] = add_column(&y1, &z1);
+        *s.col_mut(c0) = add_column(&y0, &z0);
+        *s.col_mut(c1) = add_column(&y1, &z1);
     }
 }
 
@@ -132,27 +131,27 @@ pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
 /// accumulators, as [`sub_sum_mul_transpose`]).
 #[inline(always)]
 fn sub_sum_outer_column<T: Real, const F: bool, const START: usize>(
-    s_col: &mut [T; B],
-    a: &[Block<T>],
+    s: &mut Stored<T>,
+    a: &[Stored<T>],
     col: usize,
 ) {
-    let mut y = *s_col;
+    let mut y = *s.col(col);
     let mut z = [T::zero(); B];
     for ak in a {
-        let ak = &ak.data.0;
         for h in 0..B / 2 {
             let (t0, t1) = (2 * h, 2 * h + 1);
-            let (w0, w1) = (ak[t0][col], ak[t1][col]);
+            let (a0, a1) = (ak.col(t0), ak.col(t1));
+            let (w0, w1) = (a0[col], a1[col]);
             for r in START..B {
-                y[r] = msub::<T, F>(y[r], ak[t0][r], w0);
-                z[r] = msub::<T, F>(z[r], ak[t1][r], w1);
+                y[r] = msub::<T, F>(y[r], a0[r], w0);
+                z[r] = msub::<T, F>(z[r], a1[r], w1);
             }
         }
     }
     for r in START..B {
         y[r] += z[r];
     }
-    *s_col = y;
+    *s.col_mut(col) = y;
 }
 
 /// s −= Σ_k a_k a_kᵀ on the lower triangle (row ≥ col), computed in row pairs aligned
@@ -161,8 +160,8 @@ fn sub_sum_outer_column<T: Real, const F: bool, const START: usize>(
 /// clears).
 #[inline(always)]
 pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
-    s: &mut Cols<T>,
-    a: &[Block<T>],
+    s: &mut Stored<T>,
+    a: &[Stored<T>],
 ) {
     if a.is_empty() {
         return;
@@ -172,51 +171,50 @@ pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
         // The whole block on 8 lanes (rows above the diagonal too: ignored, as above).
         // SAFETY: as in sub_sum_mul_transpose.
         unsafe {
-            let a = std::slice::from_raw_parts(a.as_ptr().cast(), a.len());
-            return simd_f32::sub_sum_mul_transpose(simd_f32::cols32_mut(s), a, a);
+            let a = simd_f32::padded_slice(a);
+            return simd_f32::sub_sum_mul_transpose(simd_f32::padded_mut(s), a, a);
         }
     }
     #[cfg(target_arch = "x86_64")]
     if F && is_f64::<T>() {
         // SAFETY: as in sub_sum_mul_transpose (T is f64, the FMA path).
         unsafe {
-            let a = std::slice::from_raw_parts(a.as_ptr().cast(), a.len());
+            let a = simd_f64::cols64_slice(a);
             return simd_f64::sub_sum_mul_self_transpose_lower(simd_f64::cols64_mut(s), a);
         }
     }
-    let [c0, c1, c2, c3, c4, c5] = s;
-    sub_sum_outer_column::<T, F, 0>(c0, a, 0);
-    sub_sum_outer_column::<T, F, 0>(c1, a, 1);
-    sub_sum_outer_column::<T, F, 2>(c2, a, 2);
-    sub_sum_outer_column::<T, F, 2>(c3, a, 3);
-    sub_sum_outer_column::<T, F, 4>(c4, a, 4);
-    sub_sum_outer_column::<T, F, 4>(c5, a, 5);
+    sub_sum_outer_column::<T, F, 0>(s, a, 0);
+    sub_sum_outer_column::<T, F, 0>(s, a, 1);
+    sub_sum_outer_column::<T, F, 2>(s, a, 2);
+    sub_sum_outer_column::<T, F, 2>(s, a, 3);
+    sub_sum_outer_column::<T, F, 4>(s, a, 4);
+    sub_sum_outer_column::<T, F, 4>(s, a, 5);
 }
 
 /// Column `COL` of X with X lᵀ = S (l lower triangular, reciprocal diagonal `inv`):
 /// X_c = (S_c − Σ_{t<c} X_t l_ct)·inv_c, with the columns t < c of s already X.
 #[inline(always)]
 pub(super) fn solve_right_column<T: Real, const F: bool, const COL: usize>(
-    s: &mut Cols<T>,
-    l: &Cols<T>,
+    s: &mut Stored<T>,
+    l: &Stored<T>,
     inv: &[T; B],
 ) {
-    let mut x = s[COL];
+    let mut x = *s.col(COL);
     for t in 0..COL {
-        sub_scaled::<T, F>(&mut x, &s[t], l[t][COL]);
+        sub_scaled::<T, F>(&mut x, s.col(t), l.col(t)[COL]);
     }
     for v in x.iter_mut() {
         *v *= inv[COL];
     }
-    s[COL] = x;
+    *s.col_mut(COL) = x;
 }
 
 /// s ← s l⁻ᵀ for lower-triangular l with reciprocal diagonal `inv` (column by column,
 /// each with constant loop bounds).
 #[inline(always)]
 pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
-    s: &mut Cols<T>,
-    l: &Cols<T>,
+    s: &mut Stored<T>,
+    l: &Stored<T>,
     inv: &[T; B],
 ) {
     #[cfg(target_arch = "x86_64")]
@@ -224,8 +222,8 @@ pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
         // SAFETY: as in sub_sum_mul_transpose (T is f32, the FMA path).
         unsafe {
             return simd_f32::solve_right_lower_transpose(
-                simd_f32::cols32_mut(s),
-                simd_f32::cols32(l),
+                simd_f32::padded_mut(s),
+                simd_f32::padded(l),
                 &*(inv as *const [T; B]).cast::<[f32; 6]>(),
             );
         }
@@ -255,13 +253,14 @@ pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
 /// Returns 1/√pivot.
 #[inline(always)]
 pub(super) fn cholesky_column<T: Real, const F: bool, const COL: usize>(
-    s: &mut Cols<T>,
+    s: &mut Stored<T>,
     diagonal: &[T; B],
     tiny: T,
     block_row: usize,
 ) -> Result<T, BandedError> {
-    let mut y = s[COL];
-    for s_t in &s[..COL] {
+    let mut y = *s.col(COL);
+    for t in 0..COL {
+        let s_t = s.col(t);
         let w = s_t[COL];
         for r in COL..B {
             y[r] = msub::<T, F>(y[r], s_t[r], w);
@@ -291,7 +290,7 @@ pub(super) fn cholesky_column<T: Real, const F: bool, const COL: usize>(
     for v in &mut y[COL + 1..] {
         *v *= inv;
     }
-    s[COL] = y;
+    *s.col_mut(COL) = y;
     Ok(inv)
 }
 
@@ -300,7 +299,7 @@ pub(super) fn cholesky_column<T: Real, const F: bool, const COL: usize>(
 /// diagonal of A at these rows, for the pivot test.
 #[inline(always)]
 pub(super) fn cholesky_6<T: Real, const F: bool>(
-    s: &mut Cols<T>,
+    s: &mut Stored<T>,
     diagonal: &[T; B],
     tiny: T,
     block_row: usize,
@@ -327,7 +326,7 @@ pub(super) fn cholesky_6<T: Real, const F: bool>(
         unsafe {
             let cast = |x: &[T; B]| *(x as *const [T; B]).cast::<[f32; 6]>();
             return simd_f32::cholesky_6(
-                simd_f32::cols32_mut(s),
+                simd_f32::padded_mut(s),
                 &cast(diagonal),
                 tiny.to_f64() as f32,
             )
@@ -350,19 +349,20 @@ pub(super) fn cholesky_6<T: Real, const F: bool>(
 #[inline(always)]
 pub(super) fn forward_column<T: Real, const F: bool, const COL: usize>(
     t: &mut [T; B],
-    l: &Cols<T>,
+    l: &Stored<T>,
     inv: &[T; B],
 ) {
     let y = t[COL] * inv[COL];
     t[COL] = y;
+    let l = l.col(COL);
     for r in COL + 1..B {
-        t[r] = msub::<T, F>(t[r], l[COL][r], y);
+        t[r] = msub::<T, F>(t[r], l[r], y);
     }
 }
 
 /// t ← L⁻¹ t for a lower-triangular 6×6 block.
 #[inline(always)]
-pub(super) fn forward_6<T: Real, const F: bool>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+pub(super) fn forward_6<T: Real, const F: bool>(t: &mut [T; B], l: &Stored<T>, inv: &[T; B]) {
     forward_column::<T, F, 0>(t, l, inv);
     forward_column::<T, F, 1>(t, l, inv);
     forward_column::<T, F, 2>(t, l, inv);
@@ -375,19 +375,20 @@ pub(super) fn forward_6<T: Real, const F: bool>(t: &mut [T; B], l: &Cols<T>, inv
 #[inline(always)]
 pub(super) fn back_column<T: Real, const F: bool, const COL: usize>(
     t: &mut [T; B],
-    l: &Cols<T>,
+    l: &Stored<T>,
     inv: &[T; B],
 ) {
     let mut v = t[COL];
+    let l = l.col(COL);
     for r in COL + 1..B {
-        v = msub::<T, F>(v, l[COL][r], t[r]);
+        v = msub::<T, F>(v, l[r], t[r]);
     }
     t[COL] = v * inv[COL];
 }
 
 /// t ← L⁻ᵀ t for a lower-triangular 6×6 block.
 #[inline(always)]
-pub(super) fn back_6<T: Real, const F: bool>(t: &mut [T; B], l: &Cols<T>, inv: &[T; B]) {
+pub(super) fn back_6<T: Real, const F: bool>(t: &mut [T; B], l: &Stored<T>, inv: &[T; B]) {
     back_column::<T, F, 5>(t, l, inv);
     back_column::<T, F, 4>(t, l, inv);
     back_column::<T, F, 3>(t, l, inv);

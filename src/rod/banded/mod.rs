@@ -55,7 +55,10 @@
 //! # Algorithm and cost
 //! Storage is the lower band only: for each block row i its blocks (i, sᵢ) … (i, i)
 //! from its profile start sᵢ (i − p, or 0 in the first rows, unless set), as
-//! fixed-size `SMatrix<T, 6, 6>`, rows one after the other in one flat `Vec`.
+//! fixed-size column-major 6×6 blocks ([`Real::BandBlock`]: for `f64` six columns of
+//! six, for `f32` six columns padded to eight and aligned, [`PaddedBlockF32`]), rows
+//! one after the other in one flat `Vec`. [`BlockBandedMatrix::block`] returns a
+//! block as an `SMatrix<T, 6, 6>`.
 //! [`BlockBandedMatrix::factor`] overwrites it with the Cholesky factor L (same
 //! profile: Cholesky creates no fill left of a row's first non-zero), row by row
 //! (left-looking), shown for the full band:
@@ -78,11 +81,14 @@
 //! On x86-64 CPUs with AVX2 and FMA the factorisation and the solves run with fused
 //! multiply-adds (detected at run time, `LIE_XPBD_PORTABLE` forces the portable code),
 //! and the block products L_ik L_jkᵀ and triangular solves take a 6-row block column
-//! as registers: in f32 one 8-lane register (the two spare lanes are computed and
-//! never stored), one instruction per column multiply-add, in f64 a 4-lane and a
-//! 2-lane register, two instructions (the compiler leaves the generic f64 code mostly
-//! scalar). Both perform the generic code's fused operations in the same order, so
-//! the results do not change.
+//! as registers: in f32 one 8-lane register (a padded column, loaded and stored with
+//! one aligned access; its padding lanes compute zeros), one instruction per column
+//! multiply-add, in f64 a 4-lane and a 2-lane register, two instructions (the compiler
+//! leaves the generic f64 code mostly scalar). Both perform the generic code's fused
+//! operations in the same order, so the results do not change, except in the f32 back
+//! substitution, which sums each row's transposed products lane by lane and then
+//! across the lanes (one multiply-add per block column instead of six scalar ones):
+//! there f32 results differ from the portable path's by round-off.
 //!
 //! Neither allocates: the band and the 6n reciprocals are allocated by
 //! [`BlockBandedMatrix::new`] (or grown by [`BlockBandedMatrix::reshape`]) and reused
@@ -123,8 +129,11 @@ use nalgebra::{DVector, SMatrix, SVector};
 mod error;
 mod kernels;
 mod solve;
+mod storage;
 pub use error::BandedError;
 use kernels::*;
+pub(crate) use storage::{from_matrix, to_matrix};
+pub use storage::{BandBlock, PaddedBlockF32};
 
 /// Rows (and columns) of one block: the 6 rows of a rod's Gauss-point constraint (108),
 /// 3 shear/stretch and 3 bending/torsion.
@@ -137,6 +146,9 @@ pub type Block<T> = SMatrix<T, BLOCK_SIZE, BLOCK_SIZE>;
 
 /// Columns of a block, as nalgebra stores them (column-major, `data.0[column][row]`).
 pub(crate) type Cols<T> = [[T; B]; B];
+
+/// One block as the band stores it ([`Real::BandBlock`]).
+pub(crate) type Stored<T> = <T as Real>::BandBlock;
 
 /// The block bandwidth p (number of non-zero block sub-diagonals) of a rod's λ-system
 /// `∇C 𝓜⁻¹ ∇Cᵀ + α̃` with `gauss_points_per_element` = q Gauss-point constraints (108)
@@ -188,7 +200,7 @@ pub struct BlockBandedMatrix<T: Real> {
     /// Block bandwidth p (≤ n − 1).
     bandwidth: usize,
     /// Block (i, j), `row_start[i]` ≤ j ≤ i, at `offset[i] + j − row_start[i]`.
-    band: Vec<Block<T>>,
+    band: Vec<Stored<T>>,
     /// Per block row i the index in `band` of its first stored block (n + 1
     /// entries, the last one the number of stored blocks).
     offset: Vec<usize>,
@@ -236,14 +248,14 @@ impl<T: Real> BlockBandedMatrix<T> {
         let p = bandwidth.min(blocks.saturating_sub(1));
         let len = blocks
             .checked_mul(p + 1)
-            .filter(|len| len.checked_mul(std::mem::size_of::<Block<T>>()).is_some())
+            .filter(|len| len.checked_mul(std::mem::size_of::<Stored<T>>()).is_some())
             .ok_or(BandedError::TooLarge { blocks, bandwidth })?;
         // Capacity for the new shape first, fallibly: a refused allocation is an error,
         // not an abort of the process.
         let oom = || BandedError::OutOfMemory {
             blocks,
             bandwidth,
-            bytes: len * std::mem::size_of::<Block<T>>(),
+            bytes: len * std::mem::size_of::<Stored<T>>(),
         };
         self.band
             .try_reserve(len.saturating_sub(self.band.len()))
@@ -285,7 +297,7 @@ impl<T: Real> BlockBandedMatrix<T> {
         }
         self.offset.push(next);
         self.band.clear();
-        self.band.resize(next, Block::zeros());
+        self.band.resize(next, Stored::<T>::ZERO);
     }
 
     /// Number of 6×6 blocks stored: (p + 1)·n − p(p + 1)/2 for the full band, fewer
@@ -297,7 +309,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// Sets every block to zero, ready to assemble a new matrix of the same shape (also
     /// after a factorisation, successful or failed). No allocation.
     pub fn reset(&mut self) {
-        self.band.fill(Block::zeros());
+        self.band.fill(Stored::<T>::ZERO);
         self.state = State::Assembling;
     }
 
@@ -359,9 +371,9 @@ impl<T: Real> BlockBandedMatrix<T> {
         } else if first < old {
             // Insert old − first zero blocks in front (within the reserved capacity).
             let k = old - first;
-            self.band.resize(len + k, Block::zeros());
+            self.band.resize(len + k, Stored::<T>::ZERO);
             self.band.copy_within(at..len, at + k);
-            self.band[at..at + k].fill(Block::zeros());
+            self.band[at..at + k].fill(Stored::<T>::ZERO);
             for o in &mut self.offset[row + 1..] {
                 *o += k;
             }
@@ -452,7 +464,7 @@ impl<T: Real> BlockBandedMatrix<T> {
         }
     }
 
-    /// The stored block (row, col), row − p ≤ col ≤ row: while assembling, the sum of
+    /// A copy of the stored block (row, col), row − p ≤ col ≤ row: while assembling, the sum of
     /// what was added (a diagonal block as added; only its lower triangle is used);
     /// after [`factor`](Self::factor), the block L_row,col of the Cholesky factor (a
     /// diagonal block is then lower triangular).
@@ -461,8 +473,8 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// [`BandedError::OutOfRange`], [`BandedError::UpperBlock`],
     /// [`BandedError::OutOfBand`] for a block that is not stored;
     /// [`BandedError::OutsideProfile`] for a block left of the row's profile start.
-    pub fn block(&self, row: usize, col: usize) -> Result<&Block<T>, BandedError> {
-        Ok(&self.band[self.index(row, col)?])
+    pub fn block(&self, row: usize, col: usize) -> Result<Block<T>, BandedError> {
+        Ok(to_matrix::<T>(&self.band[self.index(row, col)?]))
     }
 
     /// Makes the matrix ready to assemble without zeroing it, for assembly code of the
@@ -479,12 +491,12 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// debug assertions only), and leaves non-finite entries to
     /// [`factor`](Self::factor), which reports them as a non-finite or non-positive pivot.
     #[inline(always)]
-    pub(crate) fn lower_block_cols_mut(&mut self, row: usize, col: usize) -> &mut Cols<T> {
+    pub(crate) fn lower_block_cols_mut(&mut self, row: usize, col: usize) -> &mut Stored<T> {
         debug_assert!(matches!(self.state, State::Assembling | State::Streaming));
         debug_assert!(col <= row && row - col <= self.bandwidth && row < self.blocks);
         debug_assert!(col >= self.row_start[row]);
         let k = self.slot(row, col);
-        &mut self.band[k].data.0
+        &mut self.band[k]
     }
 
     /// Adds `value` to block (row, col) of A, for col ≤ row ≤ col + p. A block above the
@@ -508,11 +520,11 @@ impl<T: Real> BlockBandedMatrix<T> {
     ) -> Result<(), BandedError> {
         self.require_assembling("add_block")?;
         let k = self.index(row, col)?;
-        let sum = self.band[k] + value;
+        let sum = to_matrix::<T>(&self.band[k]) + value;
         if let Some(entry) = first_non_finite(&sum) {
             return Err(BandedError::NonFiniteBlock { row, col, entry });
         }
-        self.band[k] = sum;
+        self.band[k] = from_matrix::<T>(&sum);
         Ok(())
     }
 
@@ -556,7 +568,7 @@ impl<T: Real> BlockBandedMatrix<T> {
         let mut values = [T::zero(); B];
         for (r, v) in values.iter_mut().enumerate() {
             *v = if add {
-                self.band[k][(r, r)] + diagonal[r]
+                self.band[k].col(r)[r] + diagonal[r]
             } else {
                 diagonal[r]
             };
@@ -569,7 +581,7 @@ impl<T: Real> BlockBandedMatrix<T> {
             }
         }
         for (r, v) in values.into_iter().enumerate() {
-            self.band[k][(r, r)] = v;
+            self.band[k].col_mut(r)[r] = v;
         }
         Ok(())
     }
@@ -591,25 +603,29 @@ impl<T: Real> BlockBandedMatrix<T> {
             let xi = seg(x, i);
             let mut yi = seg(y, i);
             for j in self.row_start[i]..i {
-                let a = &self.band[self.slot(i, j)].data.0;
+                let a = &self.band[self.slot(i, j)];
                 let xj = seg(x, j);
                 let mut yj = seg(y, j);
                 for col in 0..B {
                     let mut acc = T::zero();
                     for r in 0..B {
-                        yi[r] += a[col][r] * xj[col];
-                        acc += a[col][r] * xi[r];
+                        yi[r] += a.col(col)[r] * xj[col];
+                        acc += a.col(col)[r] * xi[r];
                     }
                     yj[col] += acc;
                 }
                 put(y, j, &yj);
             }
-            let a = &self.band[self.slot(i, i)].data.0;
-            for col in 0..B {
-                for r in 0..B {
+            let a = &self.band[self.slot(i, i)];
+            for (col, &x) in xi.iter().enumerate() {
+                for (r, y) in yi.iter_mut().enumerate() {
                     // Lower triangle, mirrored.
-                    let v = if r >= col { a[col][r] } else { a[r][col] };
-                    yi[r] += v * xi[col];
+                    let v = if r >= col {
+                        a.col(col)[r]
+                    } else {
+                        a.col(r)[col]
+                    };
+                    *y += v * x;
                 }
             }
             put(y, i, &yi);

@@ -5,6 +5,8 @@
 
 use super::*;
 use crate::rod::simd::madd;
+#[cfg(target_arch = "x86_64")]
+use crate::rod::simd_f32::{self, is_f32};
 
 impl<T: Real> BlockBandedMatrix<T> {
     /// Overwrites the assembled A with its Cholesky factor L (A = L Lᵀ, L lower
@@ -58,16 +60,16 @@ impl<T: Real> BlockBandedMatrix<T> {
         let cur = &mut rest[..i - lo + 1];
         for j in lo..i {
             let (left, at) = cur.split_at_mut(j - lo);
-            let s = &mut at[0].data.0;
+            let s = &mut at[0];
             let first_j = self.row_start[j];
             let row_j = &prev[self.offset[j]..self.offset[j + 1]];
             let k0 = lo.max(first_j);
             sub_sum_mul_transpose::<T, F>(s, &left[k0 - lo..], &row_j[k0 - first_j..j - first_j]);
-            solve_right_lower_transpose::<T, F>(s, &row_j[j - first_j].data.0, &self.inv_diag[j]);
+            solve_right_lower_transpose::<T, F>(s, &row_j[j - first_j], &self.inv_diag[j]);
         }
         let (left, at) = cur.split_at_mut(i - lo);
-        let s = &mut at[0].data.0;
-        let diagonal: [T; B] = std::array::from_fn(|r| s[r][r]);
+        let s = &mut at[0];
+        let diagonal: [T; B] = std::array::from_fn(|r| s.col(r)[r]);
         sub_sum_mul_self_transpose_lower::<T, F>(s, left);
         self.inv_diag[i] = cholesky_6::<T, F>(s, &diagonal, tiny, i)?;
         Ok(())
@@ -153,23 +155,36 @@ impl<T: Real> BlockBandedMatrix<T> {
     fn forward_rows_with<const F: bool>(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
         for i in rows {
             let mut t = seg(rhs, i);
+            #[cfg(target_arch = "x86_64")]
+            if F && is_f32::<T>() {
+                // SAFETY: as in back_rows_with (T is f32, the FMA path).
+                unsafe {
+                    let t32 = &mut *(&mut t as *mut [T; B]).cast::<[f32; B]>();
+                    let mut acc = simd_f32::ForwardSubstitution::new(t32);
+                    for j in self.row_start[i]..i {
+                        let l = simd_f32::padded(&self.band[self.slot(i, j)]);
+                        let y = &*rhs[B * j..B * j + B].as_ptr().cast::<[f32; B]>();
+                        acc.add(l, y);
+                    }
+                    acc.finish(t32);
+                }
+                forward_6::<T, F>(&mut t, &self.band[self.slot(i, i)], &self.inv_diag[i]);
+                put(rhs, i, &t);
+                continue;
+            }
             let mut u = [T::zero(); B];
             for j in self.row_start[i]..i {
-                let l = &self.band[self.slot(i, j)].data.0;
+                let l = &self.band[self.slot(i, j)];
                 let yj = seg(rhs, j);
                 for h in 0..B / 2 {
-                    sub_scaled::<T, F>(&mut t, &l[2 * h], yj[2 * h]);
-                    sub_scaled::<T, F>(&mut u, &l[2 * h + 1], yj[2 * h + 1]);
+                    sub_scaled::<T, F>(&mut t, l.col(2 * h), yj[2 * h]);
+                    sub_scaled::<T, F>(&mut u, l.col(2 * h + 1), yj[2 * h + 1]);
                 }
             }
             for (a, b) in t.iter_mut().zip(&u) {
                 *a += *b;
             }
-            forward_6::<T, F>(
-                &mut t,
-                &self.band[self.slot(i, i)].data.0,
-                &self.inv_diag[i],
-            );
+            forward_6::<T, F>(&mut t, &self.band[self.slot(i, i)], &self.inv_diag[i]);
             put(rhs, i, &t);
         }
     }
@@ -207,27 +222,45 @@ impl<T: Real> BlockBandedMatrix<T> {
         let (n, p) = (self.blocks, self.bandwidth);
         for i in rows.rev() {
             let mut t = seg(rhs, i);
+            #[cfg(target_arch = "x86_64")]
+            if F && is_f32::<T>() {
+                // SAFETY: T is f32 (the casts are identities, the blocks padded f32
+                // blocks), and F is only set on the AVX2 + FMA path, whose CPU support
+                // was detected (crate::rod::simd). Shared with forward_rows_with.
+                unsafe {
+                    let mut acc = simd_f32::BackSubstitution::new();
+                    for k in i + 1..n.min(i + p + 1) {
+                        if self.row_start[k] > i {
+                            continue;
+                        }
+                        let l = simd_f32::padded(&self.band[self.slot(k, i)]);
+                        let x = &*rhs[B * k..B * k + B].as_ptr().cast::<[f32; B]>();
+                        acc.add(l, x);
+                    }
+                    acc.subtract_from(&mut *(&mut t as *mut [T; B]).cast::<[f32; B]>());
+                }
+                back_6::<T, F>(&mut t, &self.band[self.slot(i, i)], &self.inv_diag[i]);
+                put(rhs, i, &t);
+                continue;
+            }
             for k in i + 1..n.min(i + p + 1) {
                 if self.row_start[k] > i {
                     continue;
                 }
-                let l = &self.band[self.slot(k, i)].data.0;
+                let l = &self.band[self.slot(k, i)];
                 let xk = seg(rhs, k);
-                for col in 0..B {
-                    let mut acc = l[col][0] * xk[0];
-                    let mut acc2 = l[col][1] * xk[1];
+                for (col, tc) in t.iter_mut().enumerate() {
+                    let l = l.col(col);
+                    let mut acc = l[0] * xk[0];
+                    let mut acc2 = l[1] * xk[1];
                     for h in 1..B / 2 {
-                        acc = madd::<T, F>(acc, l[col][2 * h], xk[2 * h]);
-                        acc2 = madd::<T, F>(acc2, l[col][2 * h + 1], xk[2 * h + 1]);
+                        acc = madd::<T, F>(acc, l[2 * h], xk[2 * h]);
+                        acc2 = madd::<T, F>(acc2, l[2 * h + 1], xk[2 * h + 1]);
                     }
-                    t[col] -= acc + acc2;
+                    *tc -= acc + acc2;
                 }
             }
-            back_6::<T, F>(
-                &mut t,
-                &self.band[self.slot(i, i)].data.0,
-                &self.inv_diag[i],
-            );
+            back_6::<T, F>(&mut t, &self.band[self.slot(i, i)], &self.inv_diag[i]);
             put(rhs, i, &t);
         }
     }

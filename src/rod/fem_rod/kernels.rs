@@ -7,7 +7,7 @@
 //! are nalgebra's column-major storage, `x[column][row]`.
 
 use crate::lie::Real;
-use crate::rod::banded::Cols;
+use crate::rod::banded::{BandBlock, Cols, Stored};
 use crate::rod::simd::madd;
 #[cfg(target_arch = "x86_64")]
 use crate::rod::{simd_f32, simd_f64};
@@ -17,25 +17,23 @@ use nalgebra::{Matrix3, Matrix6};
 pub(super) type Block6<T> = Cols<T>;
 
 /// The block with column c scaled by `w[c]` (∇C_gk 𝓜ₖ⁻¹ for a diagonal 𝓜ₖ⁻¹), into
-/// `y`.
+/// `y`, a block in the band's storage ([`Stored`]: in f32 its columns padded, so that
+/// the assembly kernels load each with one aligned access).
 #[inline(always)]
-pub(super) fn scale_columns_into<T: Real>(y: &mut Block6<T>, g: &Block6<T>, w: &[T; 6]) {
-    for ((yc, gc), &wc) in y.iter_mut().zip(g).zip(w) {
-        for (v, &x) in yc.iter_mut().zip(gc) {
+pub(super) fn scale_columns_into<T: Real>(y: &mut Stored<T>, g: &Block6<T>, w: &[T; 6]) {
+    for (c, (gc, &wc)) in g.iter().zip(w).enumerate() {
+        for (v, &x) in y.col_mut(c).iter_mut().zip(gc) {
             *v = x * wc;
         }
     }
 }
 
-/// The block with column c scaled by `w[c]` (∇C_gk 𝓜ₖ⁻¹ for a diagonal 𝓜ₖ⁻¹).
+/// The block with column c scaled by `w[c]` (∇C_gk 𝓜ₖ⁻¹ for a diagonal 𝓜ₖ⁻¹), as
+/// [`scale_columns_into`].
 #[inline(always)]
-pub(super) fn scale_columns<T: Real>(g: &Block6<T>, w: &[T; 6]) -> Block6<T> {
-    let mut y = *g;
-    for (col, &wc) in y.iter_mut().zip(w) {
-        for v in col.iter_mut() {
-            *v *= wc;
-        }
-    }
+pub(super) fn scale_columns<T: Real>(g: &Block6<T>, w: &[T; 6]) -> Stored<T> {
+    let mut y = Stored::<T>::ZERO;
+    scale_columns_into(&mut y, g, w);
     y
 }
 
@@ -53,19 +51,20 @@ fn sum_mul_transpose_half<
     const B0: usize,
     const START: usize,
 >(
-    out: &mut Block6<T>,
-    y: &[&Block6<T>; N],
+    out: &mut Stored<T>,
+    y: &[&Stored<T>; N],
     g2: &[&Block6<T>; N],
     active: &[bool; N],
 ) {
     #[cfg(target_arch = "x86_64")]
     if F && simd_f32::is_f32::<T>() {
-        // SAFETY: T is f32 (so the casts are identities), and F is only set on the
-        // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        // SAFETY: T is f32 (so the casts are identities and `out` is a padded f32
+        // block), and F is only set on the AVX2 + FMA path, whose CPU support was
+        // detected (crate::rod::simd).
         unsafe {
             return simd_f32::sum_mul_transpose_half::<N, B0>(
-                simd_f32::cols32_mut(out),
-                &y.map(|b| simd_f32::cols32(b)),
+                simd_f32::padded_mut(out),
+                &y.map(|b| simd_f32::padded(b)),
                 &g2.map(|b| simd_f32::cols32(b)),
                 active,
             );
@@ -91,9 +90,9 @@ fn sum_mul_transpose_half<
             continue;
         }
         let (yj, gj) = (y[j], g2[j]);
-        for c in 3..6 {
-            let yc = &yj[c];
-            let (w0, w1, w2) = (gj[c][B0], gj[c][B0 + 1], gj[c][B0 + 2]);
+        for (c, gc) in gj.iter().enumerate().skip(3) {
+            let yc = yj.col(c);
+            let (w0, w1, w2) = (gc[B0], gc[B0 + 1], gc[B0 + 2]);
             for r in START..6 {
                 a0[r] = madd::<T, F>(a0[r], yc[r], w0);
                 a1[r] = madd::<T, F>(a1[r], yc[r], w1);
@@ -101,9 +100,9 @@ fn sum_mul_transpose_half<
             }
         }
         if B0 < 3 {
-            for c in 0..3 {
-                let yc = &yj[c];
-                let (w0, w1, w2) = (gj[c][B0], gj[c][B0 + 1], gj[c][B0 + 2]);
+            for (c, gc) in gj.iter().enumerate().take(3) {
+                let yc = yj.col(c);
+                let (w0, w1, w2) = (gc[B0], gc[B0 + 1], gc[B0 + 2]);
                 for r in START..3 {
                     a0[r] = madd::<T, F>(a0[r], yc[r], w0);
                     a1[r] = madd::<T, F>(a1[r], yc[r], w1);
@@ -112,9 +111,9 @@ fn sum_mul_transpose_half<
             }
         }
     }
-    out[B0] = a0;
-    out[B0 + 1] = a1;
-    out[B0 + 2] = a2;
+    *out.col_mut(B0) = a0;
+    *out.col_mut(B0 + 1) = a1;
+    *out.col_mut(B0 + 2) = a2;
 }
 
 /// Σ_j y_j g2_jᵀ over the nodes j with `active[j]` (overwrites `out`), for gradient
@@ -123,8 +122,8 @@ fn sum_mul_transpose_half<
 /// a, b < 3.
 #[inline(always)]
 pub(super) fn sum_mul_transpose<T: Real, const F: bool, const N: usize>(
-    out: &mut Block6<T>,
-    y: &[&Block6<T>; N],
+    out: &mut Stored<T>,
+    y: &[&Stored<T>; N],
     g2: &[&Block6<T>; N],
     active: &[bool; N],
 ) {
@@ -137,8 +136,8 @@ pub(super) fn sum_mul_transpose<T: Real, const F: bool, const N: usize>(
 /// them zero. The banded Cholesky reads only the lower triangle.
 #[inline(always)]
 pub(super) fn sum_mul_transpose_lower<T: Real, const F: bool, const N: usize>(
-    out: &mut Block6<T>,
-    y: &[&Block6<T>; N],
+    out: &mut Stored<T>,
+    y: &[&Stored<T>; N],
     g2: &[&Block6<T>; N],
     active: &[bool; N],
 ) {
@@ -148,11 +147,11 @@ pub(super) fn sum_mul_transpose_lower<T: Real, const F: bool, const N: usize>(
 
 /// s += y g2ᵀ for one node ([`sum_mul_transpose`] of one term, added to s).
 #[inline(always)]
-pub(super) fn add_mul_transpose<T: Real>(s: &mut Block6<T>, y: &Block6<T>, g2: &Block6<T>) {
-    let mut t = [[T::zero(); 6]; 6];
+pub(super) fn add_mul_transpose<T: Real>(s: &mut Block6<T>, y: &Stored<T>, g2: &Block6<T>) {
+    let mut t = Stored::<T>::ZERO;
     sum_mul_transpose::<T, false, 1>(&mut t, &[y], &[g2], &[true]);
-    for (sc, tc) in s.iter_mut().zip(&t) {
-        for (a, b) in sc.iter_mut().zip(tc) {
+    for (c, sc) in s.iter_mut().enumerate() {
+        for (a, b) in sc.iter_mut().zip(t.col(c)) {
             *a += *b;
         }
     }
