@@ -59,3 +59,70 @@ pub(crate) fn msub<T: Real, const F: bool>(y: T, a: T, b: T) -> T {
         y - a * b
     }
 }
+
+/// `b` reinterpreted as a `Y` (a kernel's view of a block whose type the caller knows to
+/// be `Y` for this scalar, e.g. `T::BandBlock` as the padded f32 block when `T` is f32).
+///
+/// # Safety
+/// `X` must have the layout of `Y` (checked for size in debug builds only).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn reinterpret<X, Y>(b: &X) -> &Y {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Y>());
+    // SAFETY: X has Y's layout (caller).
+    unsafe { &*(b as *const X).cast::<Y>() }
+}
+
+/// As [`reinterpret`], mutable.
+///
+/// # Safety
+/// As [`reinterpret`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn reinterpret_mut<X, Y>(b: &mut X) -> &mut Y {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Y>());
+    // SAFETY: as in reinterpret.
+    unsafe { &mut *(b as *mut X).cast::<Y>() }
+}
+
+/// As [`reinterpret`], for a slice.
+///
+/// # Safety
+/// As [`reinterpret`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn reinterpret_slice<X, Y>(b: &[X]) -> &[Y] {
+    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Y>());
+    // SAFETY: as in reinterpret (element by element).
+    unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<Y>(), b.len()) }
+}
+
+/// Helpers of the kernel tests that compare the FMA path with the generic operations.
+#[cfg(all(test, target_arch = "x86_64"))]
+pub(crate) mod testing {
+    use crate::lie::Real;
+
+    /// Whether the CPU runs the AVX2 + FMA path (the tests of that path skip otherwise).
+    pub(crate) fn fma_path() -> bool {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+
+    /// Deterministic values in (−1, 1) from `seed` (a linear congruential sequence).
+    pub(crate) fn values<T: Real>(mut seed: u64) -> impl FnMut() -> T {
+        move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            crate::lie::real::c::<T>(((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0)
+        }
+    }
+
+    /// `got` is `want` bit for bit (the sign of zero included), else panics with `what`.
+    pub(crate) fn assert_same<T: Real>(got: T, want: T, what: &str) {
+        assert!(
+            got == want && got.is_sign_negative() == want.is_sign_negative(),
+            "{} {what}: {got} against {want}",
+            T::NAME
+        );
+    }
+}

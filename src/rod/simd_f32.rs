@@ -41,39 +41,6 @@ pub(crate) unsafe fn cols32<T>(b: &[[T; 6]; 6]) -> &Cols32 {
     unsafe { &*(b as *const [[T; 6]; 6]).cast::<Cols32>() }
 }
 
-/// A band block (`f32`'s [`crate::lie::Real::BandBlock`]) as the padded block it is.
-///
-/// # Safety
-/// `X` must be [`PaddedBlockF32`] (the band block of `T` = f32, [`is_f32`]).
-#[inline(always)]
-pub(crate) unsafe fn padded<X>(b: &X) -> &PaddedBlockF32 {
-    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<PaddedBlockF32>());
-    // SAFETY: X is PaddedBlockF32 (caller).
-    unsafe { &*(b as *const X).cast::<PaddedBlockF32>() }
-}
-
-/// As [`padded`], mutable.
-///
-/// # Safety
-/// As [`padded`].
-#[inline(always)]
-pub(crate) unsafe fn padded_mut<X>(b: &mut X) -> &mut PaddedBlockF32 {
-    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<PaddedBlockF32>());
-    // SAFETY: X is PaddedBlockF32 (caller).
-    unsafe { &mut *(b as *mut X).cast::<PaddedBlockF32>() }
-}
-
-/// As [`padded`], for a slice of band blocks.
-///
-/// # Safety
-/// As [`padded`].
-#[inline(always)]
-pub(crate) unsafe fn padded_slice<X>(b: &[X]) -> &[PaddedBlockF32] {
-    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<PaddedBlockF32>());
-    // SAFETY: X is PaddedBlockF32 (caller).
-    unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<PaddedBlockF32>(), b.len()) }
-}
-
 /// Column `c` of a padded block (lanes 6–7 its zero padding): one aligned load.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -483,36 +450,11 @@ mod tests {
     }
 
     #[test]
-    fn block_products_and_right_solves_match_the_generic_operations() {
+    fn right_solves_match_the_generic_operations() {
         if !fma_path() {
             return;
         }
         let mut v = Values(3);
-        for count in 0..4 {
-            let a: Vec<Cols32> = (0..count).map(|_| v.block()).collect();
-            let b: Vec<Cols32> = (0..count).map(|_| v.block()).collect();
-            let s0 = v.block();
-            // s −= Σ a_k b_kᵀ: even t into y, odd t into z, then y + z.
-            let mut expected = s0;
-            for (c, col) in expected.iter_mut().enumerate() {
-                for (r, x) in col.iter_mut().enumerate() {
-                    let (mut y, mut z) = (*x, 0.0);
-                    for (ak, bk) in a.iter().zip(&b) {
-                        for h in 0..3 {
-                            y = msub(y, ak[2 * h][r], bk[2 * h][c]);
-                            z = msub(z, ak[2 * h + 1][r], bk[2 * h + 1][c]);
-                        }
-                    }
-                    *x = y + z;
-                }
-            }
-            let mut s = pad(&s0);
-            let (pa, pb): (Vec<_>, Vec<_>) =
-                (a.iter().map(pad).collect(), b.iter().map(pad).collect());
-            // SAFETY: the CPU has AVX2 and FMA (checked above).
-            unsafe { sub_sum_mul_transpose(&mut s, &pa, &pb) };
-            assert_padded_eq(&s, &expected, "sub_sum_mul_transpose");
-        }
         // s ← s l⁻ᵀ: column c is (s_c − Σ_{t<c} x_t l_ct)·inv_c.
         let (s0, l) = (v.block(), v.block());
         let inv: [f32; 6] = std::array::from_fn(|c| 1.0 / (2.0 + l[c][c].abs()));
@@ -612,50 +554,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn sum_mul_transpose_half_matches_the_generic_operations() {
-        if !fma_path() {
-            return;
-        }
-        let mut v = Values(13);
-        // Gradient blocks: position columns zero in rows 3–5.
-        let mut gradient = || {
-            let mut b = v.block();
-            for col in b.iter_mut().take(3) {
-                col[3..].fill(0.0);
-            }
-            b
-        };
-        let y = [gradient(), gradient(), gradient()];
-        let g = [gradient(), gradient(), gradient()];
-        let active = [true, false, true];
-        // Per node the rotation columns, then (output columns b < 3) the position
-        // columns, whose rows 3–5 add products with a zero factor.
-        let expected = |b: usize, r: usize| {
-            let mut acc = 0.0f32;
-            for j in (0..3).filter(|&j| active[j]) {
-                for c in 3..6 {
-                    acc = y[j][c][r].mul_add(g[j][c][b], acc);
-                }
-                if b < 3 {
-                    for c in 0..3 {
-                        acc = y[j][c][r].mul_add(g[j][c][b], acc);
-                    }
-                }
-            }
-            acc
-        };
-        let mut out = PaddedBlockF32([[f32::NAN; 8]; 6]);
-        let yp = [pad(&y[0]), pad(&y[1]), pad(&y[2])];
-        let (yr, gr) = (yp.each_ref(), g.each_ref());
-        // SAFETY: the CPU has AVX2 and FMA (checked above).
-        unsafe {
-            sum_mul_transpose_half::<3, 0>(&mut out, &yr, &gr, &active);
-            sum_mul_transpose_half::<3, 3>(&mut out, &yr, &gr, &active);
-        }
-        let e: Cols32 = std::array::from_fn(|b| std::array::from_fn(|r| expected(b, r)));
-        assert_padded_eq(&out, &e, "sum_mul_transpose_half");
     }
 }

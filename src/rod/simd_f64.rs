@@ -14,39 +14,6 @@ pub(crate) type Cols64 = [[f64; 6]; 6];
 /// Whether `T` is f64 (then the f64 kernels below apply).
 pub(crate) use crate::lie::real::is_f64;
 
-/// A block (6×6 of f64: [`Cols64`] or `[[T; 6]; 6]` with `T` = f64) as f64 columns.
-///
-/// # Safety
-/// `X` must be a 6×6 block of f64, column-major without padding ([`is_f64`] `T`).
-#[inline(always)]
-pub(crate) unsafe fn cols64<X>(b: &X) -> &Cols64 {
-    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Cols64>());
-    // SAFETY: X is a 6×6 block of f64 (caller).
-    unsafe { &*(b as *const X).cast::<Cols64>() }
-}
-
-/// A mutable block as f64 columns ([`cols64`]).
-///
-/// # Safety
-/// As [`cols64`].
-#[inline(always)]
-pub(crate) unsafe fn cols64_mut<X>(b: &mut X) -> &mut Cols64 {
-    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Cols64>());
-    // SAFETY: X is a 6×6 block of f64 (caller).
-    unsafe { &mut *(b as *mut X).cast::<Cols64>() }
-}
-
-/// Blocks as f64 columns ([`cols64`]).
-///
-/// # Safety
-/// As [`cols64`].
-#[inline(always)]
-pub(crate) unsafe fn cols64_slice<X>(b: &[X]) -> &[Cols64] {
-    debug_assert!(std::mem::size_of::<X>() == std::mem::size_of::<Cols64>());
-    // SAFETY: X is a 6×6 block of f64 (caller).
-    unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<Cols64>(), b.len()) }
-}
-
 /// A 6-row f64 column in registers: rows 0–3 and rows 4–5.
 #[derive(Clone, Copy)]
 struct Col(__m256d, __m128d);
@@ -288,50 +255,6 @@ mod tests {
     }
 
     #[test]
-    fn sub_sum_mul_transpose_kernels_match_the_generic_operations() {
-        if !fma_path() {
-            return;
-        }
-        let mut v = Values(7);
-        for count in 0..4 {
-            let a: Vec<Cols64> = (0..count).map(|_| v.block()).collect();
-            let b: Vec<Cols64> = (0..count).map(|_| v.block()).collect();
-            let s0 = v.block();
-            for (other, lower) in [(&b, false), (&a, true)] {
-                let mut expected = s0;
-                for (c, col) in expected.iter_mut().enumerate() {
-                    for (r, x) in col.iter_mut().enumerate() {
-                        let (mut y, mut z) = (*x, 0.0);
-                        for (ak, bk) in a.iter().zip(other.iter()) {
-                            for h in 0..3 {
-                                y = msub(y, ak[2 * h][r], bk[2 * h][c]);
-                                z = msub(z, ak[2 * h + 1][r], bk[2 * h + 1][c]);
-                            }
-                        }
-                        *x = y + z;
-                    }
-                }
-                let mut s = s0;
-                // SAFETY: the CPU has AVX2 and FMA (checked above).
-                unsafe {
-                    if lower {
-                        sub_sum_mul_self_transpose_lower(&mut s, &a);
-                    } else {
-                        sub_sum_mul_transpose(&mut s, &a, other);
-                    }
-                }
-                for c in 0..6 {
-                    for r in 0..6 {
-                        if !lower || r >= c {
-                            assert!(same(s[c][r], expected[c][r]), "{count} {lower} {r} {c}");
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
     fn solve_right_lower_transpose_matches_the_generic_operations() {
         if !fma_path() {
             return;
@@ -356,51 +279,6 @@ mod tests {
         for c in 0..6 {
             for r in 0..6 {
                 assert!(same(s[c][r], expected[c][r]), "{r} {c}");
-            }
-        }
-    }
-
-    #[test]
-    fn sum_mul_transpose_half_matches_the_generic_operations() {
-        if !fma_path() {
-            return;
-        }
-        let mut v = Values(13);
-        // Gradient blocks: position columns zero in rows 3–5.
-        let mut gradient = || {
-            let mut b = v.block();
-            for col in b.iter_mut().take(3) {
-                col[3..].fill(0.0);
-            }
-            b
-        };
-        let y = [gradient(), gradient(), gradient()];
-        let g = [gradient(), gradient(), gradient()];
-        let active = [true, false, true];
-        let expected = |b: usize, r: usize| {
-            let mut acc = 0.0;
-            for j in (0..3).filter(|&j| active[j]) {
-                for c in 3..6 {
-                    acc = y[j][c][r].mul_add(g[j][c][b], acc);
-                }
-                if b < 3 && r < 3 {
-                    for c in 0..3 {
-                        acc = y[j][c][r].mul_add(g[j][c][b], acc);
-                    }
-                }
-            }
-            acc
-        };
-        let mut out = [[f64::NAN; 6]; 6];
-        let (yr, gr) = (y.each_ref(), g.each_ref());
-        // SAFETY: the CPU has AVX2 and FMA (checked above).
-        unsafe {
-            sum_mul_transpose_half::<3, 0>(&mut out, &yr, &gr, &active);
-            sum_mul_transpose_half::<3, 3>(&mut out, &yr, &gr, &active);
-        }
-        for (b, col) in out.iter().enumerate() {
-            for (r, x) in col.iter().enumerate() {
-                assert!(same(*x, expected(b, r)), "{r} {b}");
             }
         }
     }

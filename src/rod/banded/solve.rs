@@ -162,7 +162,7 @@ impl<T: Real> BlockBandedMatrix<T> {
                     let t32 = &mut *(&mut t as *mut [T; B]).cast::<[f32; B]>();
                     let mut acc = simd_f32::ForwardSubstitution::new(t32);
                     for j in self.row_start[i]..i {
-                        let l = simd_f32::padded(&self.band[self.slot(i, j)]);
+                        let l = crate::rod::simd::reinterpret(&self.band[self.slot(i, j)]);
                         let y = &*rhs[B * j..B * j + B].as_ptr().cast::<[f32; B]>();
                         acc.add(l, y);
                     }
@@ -233,7 +233,7 @@ impl<T: Real> BlockBandedMatrix<T> {
                         if self.row_start[k] > i {
                             continue;
                         }
-                        let l = simd_f32::padded(&self.band[self.slot(k, i)]);
+                        let l = crate::rod::simd::reinterpret(&self.band[self.slot(k, i)]);
                         let x = &*rhs[B * k..B * k + B].as_ptr().cast::<[f32; B]>();
                         acc.add(l, x);
                     }
