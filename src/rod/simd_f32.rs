@@ -439,41 +439,6 @@ mod tests {
         p
     }
 
-    /// Rows 0–5 of every column of `p` equal `e` bit for bit, and the padding is zero.
-    fn assert_padded_eq(p: &PaddedBlockF32, e: &Cols32, what: &str) {
-        for c in 0..6 {
-            for r in 0..6 {
-                assert!(same(p.0[c][r], e[c][r]), "{what}: ({r}, {c})");
-            }
-            assert_eq!(&p.0[c][6..], &[0.0, 0.0], "{what}: padding of column {c}");
-        }
-    }
-
-    #[test]
-    fn right_solves_match_the_generic_operations() {
-        if !fma_path() {
-            return;
-        }
-        let mut v = Values(3);
-        // s ← s l⁻ᵀ: column c is (s_c − Σ_{t<c} x_t l_ct)·inv_c.
-        let (s0, l) = (v.block(), v.block());
-        let inv: [f32; 6] = std::array::from_fn(|c| 1.0 / (2.0 + l[c][c].abs()));
-        let mut expected = s0;
-        for c in 0..6 {
-            let mut x = expected[c];
-            for t in 0..c {
-                for r in 0..6 {
-                    x[r] = msub(x[r], expected[t][r], l[t][c]);
-                }
-            }
-            expected[c] = x.map(|x| x * inv[c]);
-        }
-        let mut s = pad(&s0);
-        // SAFETY: as above.
-        unsafe { solve_right_lower_transpose(&mut s, &pad(&l), &inv) };
-        assert_padded_eq(&s, &expected, "solve_right_lower_transpose");
-    }
-
     #[test]
     fn forward_substitution_matches_the_generic_operations() {
         if !fma_path() {

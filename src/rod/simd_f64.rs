@@ -4,7 +4,9 @@
 //! which the compiler leaves mostly scalar, need up to six. Each kernel performs,
 //! entry by entry, the same fused operations in the same order as the generic kernel
 //! it replaces on the FMA path, so the results are identical (up to the sign of zero
-//! sums). Only called with `T = f64` ([`is_f64`]) on the FMA path.
+//! sums). Only called with `T = f64` ([`is_f64`]) on the FMA path. Tested bit for bit
+//! through the dispatching kernels, in f64 and f32 alike (the tests of
+//! `banded::kernels` and `fem_rod::kernels`).
 
 use std::arch::x86_64::*;
 
@@ -216,70 +218,5 @@ pub(crate) fn solve_right_lower_transpose(s: &mut Cols64, l: &Cols64, inv: &[f64
     }
     for (c, v) in x.into_iter().enumerate() {
         store(s, c, v);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    //! Each kernel against the generic FMA kernel's operations written out per entry
-    //! (the same fused operations in the same order), bit for bit.
-    use super::*;
-
-    /// Deterministic values in (−1, 1).
-    struct Values(u64);
-
-    impl Values {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        }
-        fn block(&mut self) -> Cols64 {
-            std::array::from_fn(|_| std::array::from_fn(|_| self.next()))
-        }
-    }
-
-    fn fma_path() -> bool {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-
-    /// y − x·w as the generic kernels' `msub` on the FMA path.
-    fn msub(y: f64, x: f64, w: f64) -> f64 {
-        (-x).mul_add(w, y)
-    }
-
-    fn same(a: f64, b: f64) -> bool {
-        a.to_bits() == b.to_bits()
-    }
-
-    #[test]
-    fn solve_right_lower_transpose_matches_the_generic_operations() {
-        if !fma_path() {
-            return;
-        }
-        let mut v = Values(11);
-        let s0 = v.block();
-        let l = v.block();
-        let inv: [f64; 6] = std::array::from_fn(|_| 1.0 + v.next().abs());
-        let mut expected = s0;
-        for c in 0..6 {
-            let mut x = expected[c];
-            for t in 0..c {
-                for r in 0..6 {
-                    x[r] = msub(x[r], expected[t][r], l[t][c]);
-                }
-            }
-            expected[c] = x.map(|e| e * inv[c]);
-        }
-        let mut s = s0;
-        // SAFETY: the CPU has AVX2 and FMA (checked above).
-        unsafe { solve_right_lower_transpose(&mut s, &l, &inv) };
-        for c in 0..6 {
-            for r in 0..6 {
-                assert!(same(s[c][r], expected[c][r]), "{r} {c}");
-            }
-        }
     }
 }

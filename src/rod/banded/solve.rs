@@ -155,6 +155,9 @@ impl<T: Real> BlockBandedMatrix<T> {
     fn forward_rows_with<const F: bool>(&self, rhs: &mut [T], rows: std::ops::Range<usize>) {
         for i in rows {
             let mut t = seg(rhs, i);
+            // The off-diagonal part: on 8 lanes in f32 on the FMA path, else generic.
+            #[allow(unused_mut)]
+            let mut done = false;
             #[cfg(target_arch = "x86_64")]
             if F && is_f32::<T>() {
                 // SAFETY: as in back_rows_with (T is f32, the FMA path).
@@ -168,21 +171,21 @@ impl<T: Real> BlockBandedMatrix<T> {
                     }
                     acc.finish(t32);
                 }
-                forward_6::<T, F>(&mut t, &self.band[self.slot(i, i)], &self.inv_diag[i]);
-                put(rhs, i, &t);
-                continue;
+                done = true;
             }
-            let mut u = [T::zero(); B];
-            for j in self.row_start[i]..i {
-                let l = &self.band[self.slot(i, j)];
-                let yj = seg(rhs, j);
-                for h in 0..B / 2 {
-                    sub_scaled::<T, F>(&mut t, l.col(2 * h), yj[2 * h]);
-                    sub_scaled::<T, F>(&mut u, l.col(2 * h + 1), yj[2 * h + 1]);
+            if !done {
+                let mut u = [T::zero(); B];
+                for j in self.row_start[i]..i {
+                    let l = &self.band[self.slot(i, j)];
+                    let yj = seg(rhs, j);
+                    for h in 0..B / 2 {
+                        sub_scaled::<T, F>(&mut t, l.col(2 * h), yj[2 * h]);
+                        sub_scaled::<T, F>(&mut u, l.col(2 * h + 1), yj[2 * h + 1]);
+                    }
                 }
-            }
-            for (a, b) in t.iter_mut().zip(&u) {
-                *a += *b;
+                for (a, b) in t.iter_mut().zip(&u) {
+                    *a += *b;
+                }
             }
             forward_6::<T, F>(&mut t, &self.band[self.slot(i, i)], &self.inv_diag[i]);
             put(rhs, i, &t);
@@ -222,6 +225,9 @@ impl<T: Real> BlockBandedMatrix<T> {
         let (n, p) = (self.blocks, self.bandwidth);
         for i in rows.rev() {
             let mut t = seg(rhs, i);
+            // The off-diagonal part: on 8 lanes in f32 on the FMA path, else generic.
+            #[allow(unused_mut)]
+            let mut done = false;
             #[cfg(target_arch = "x86_64")]
             if F && is_f32::<T>() {
                 // SAFETY: T is f32 (the casts are identities, the blocks padded f32
@@ -239,25 +245,25 @@ impl<T: Real> BlockBandedMatrix<T> {
                     }
                     acc.subtract_from(&mut *(&mut t as *mut [T; B]).cast::<[f32; B]>());
                 }
-                back_6::<T, F>(&mut t, &self.band[self.slot(i, i)], &self.inv_diag[i]);
-                put(rhs, i, &t);
-                continue;
+                done = true;
             }
-            for k in i + 1..n.min(i + p + 1) {
-                if self.row_start[k] > i {
-                    continue;
-                }
-                let l = &self.band[self.slot(k, i)];
-                let xk = seg(rhs, k);
-                for (col, tc) in t.iter_mut().enumerate() {
-                    let l = l.col(col);
-                    let mut acc = l[0] * xk[0];
-                    let mut acc2 = l[1] * xk[1];
-                    for h in 1..B / 2 {
-                        acc = madd::<T, F>(acc, l[2 * h], xk[2 * h]);
-                        acc2 = madd::<T, F>(acc2, l[2 * h + 1], xk[2 * h + 1]);
+            if !done {
+                for k in i + 1..n.min(i + p + 1) {
+                    if self.row_start[k] > i {
+                        continue;
                     }
-                    *tc -= acc + acc2;
+                    let l = &self.band[self.slot(k, i)];
+                    let xk = seg(rhs, k);
+                    for (col, tc) in t.iter_mut().enumerate() {
+                        let l = l.col(col);
+                        let mut acc = l[0] * xk[0];
+                        let mut acc2 = l[1] * xk[1];
+                        for h in 1..B / 2 {
+                            acc = madd::<T, F>(acc, l[2 * h], xk[2 * h]);
+                            acc2 = madd::<T, F>(acc2, l[2 * h + 1], xk[2 * h + 1]);
+                        }
+                        *tc -= acc + acc2;
+                    }
                 }
             }
             back_6::<T, F>(&mut t, &self.band[self.slot(i, i)], &self.inv_diag[i]);
