@@ -229,36 +229,12 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         let dv = self.velocity_step + self.displacement * inv_h;
         let mut dw = self.omega_step;
         if self.corrected {
-            let k = crate::lie::real::c::<T>;
             let a = self.predicted_angular_velocity * h;
-            // |rest| > 64ε|a|, compared squared (no square roots).
-            let noise = T::default_epsilon() * k(64.0);
-            // Squares compared scaled by a power of two from a (`inverse_binade`:
-            // the same decisions, without subnormal squares in f32): threshold_sq is
-            // (64ε|a|)²·scale².
-            let scale = inverse_binade(abs_max3(&a), 60);
-            let threshold_sq = noise * noise * (a * scale).norm_squared();
             let full = || {
                 let increment = self.rotation_increment * self.correction;
                 <UnitQuaternion<T> as LieGroup<T>>::log(&increment) - a
             };
-            let linear = || {
-                let c = <UnitQuaternion<T> as LieGroup<T>>::log(&self.correction);
-                gamma_inv_times(&a, scale, &c)
-            };
-            let d = match bch_remainder_side(&a, &self.correction, scale, threshold_sq) {
-                Some(true) => full(),
-                Some(false) => linear(),
-                None => {
-                    let (full, linear) = (full(), linear());
-                    let rest = full - linear;
-                    if (rest * scale).norm_squared() > threshold_sq {
-                        full
-                    } else {
-                        linear
-                    }
-                }
-            };
+            let d = rotation_change(&a, &self.correction, full);
             dw += d * inv_h;
         }
         two_sum(&mut self.velocity, &mut self.velocity_lo, &dv);
@@ -386,8 +362,72 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     }
 }
 
+/// The rotation part of the velocity change of `Body::update_velocity`, times h:
+/// Log(Exp(a)·C) − a for a = hΩ and the substep's correction product C, taken as
+/// Γ⁻¹(a)·Log(C) (26) plus the BCH remainder r = Log(Exp(a)·C) − a − Γ⁻¹(a)·Log(C) where
+/// |r| exceeds 64ε|a| (ε of `T`: the round-off of the full form in `T`), and without r
+/// otherwise, so that round-off is not fed back. `full` forms Log(Exp(a)·C) − a in `T`;
+/// it is called only where the bounds of [`bch_remainder_side`] do not decide.
+///
+/// Where [`Real::SUBNORMAL_SQUARES`] holds (f32), the bounds and the linear form are
+/// evaluated on a and C widened to f64 (exactly), with ε still that of `T`, and the
+/// result is rounded once to `T`. The bounds are products of degree up to six in
+/// components that are round-off for a planar rod node (|a| ~ 1e-5, out-of-plane
+/// components ~ 1e-14), which fall below f32's normal range, where an operation costs a
+/// microcode assist of about 100 cycles on x86. Widened, they stay normal and cost what
+/// they cost in f64. (The f32 form with its products scaled by powers of two instead
+/// cost the velocity update of the f32 cantilever of 1,000 cubic elements 460k cycles
+/// per step, against 275k in f64; `examples/rod_profile.rs`.)
+#[inline(always)]
+fn rotation_change<T: Real>(
+    a: &Vector3<T>,
+    correction: &UnitQuaternion<T>,
+    full: impl Fn() -> Vector3<T>,
+) -> Vector3<T> {
+    let noise = T::default_epsilon() * crate::lie::real::c::<T>(64.0);
+    if !T::SUBNORMAL_SQUARES {
+        return rotation_change_in(a, correction, noise, full);
+    }
+    let wide = |v: &Vector3<T>| v.map(|x| x.to_f64());
+    let q = correction.quaternion();
+    let q = UnitQuaternion::new_unchecked(nalgebra::Quaternion::new(
+        q.w.to_f64(),
+        q.i.to_f64(),
+        q.j.to_f64(),
+        q.k.to_f64(),
+    ));
+    rotation_change_in(&wide(a), &q, noise.to_f64(), || wide(&full())).map(crate::lie::real::c::<T>)
+}
+
+/// [`rotation_change`] evaluated in `W`, with the threshold `noise`·|a|.
+#[inline(always)]
+fn rotation_change_in<W: Real>(
+    a: &Vector3<W>,
+    correction: &UnitQuaternion<W>,
+    noise: W,
+    full: impl Fn() -> Vector3<W>,
+) -> Vector3<W> {
+    let threshold_sq = noise * noise * a.norm_squared();
+    let linear = || {
+        let c = <UnitQuaternion<W> as LieGroup<W>>::log(correction);
+        gamma_inv_times(a, &c)
+    };
+    match bch_remainder_side(a, correction, threshold_sq) {
+        Some(true) => full(),
+        Some(false) => linear(),
+        None => {
+            let (full, linear) = (full(), linear());
+            if (full - linear).norm_squared() > threshold_sq {
+                full
+            } else {
+                linear
+            }
+        }
+    }
+}
+
 /// Which side of the threshold √`threshold_sq` (64ε|a|) the BCH remainder
-/// r = Log(Exp(a)·C) − a − Γ⁻¹(a)·Log(C) of `Body::update_velocity` is certainly on,
+/// r = Log(Exp(a)·C) − a − Γ⁻¹(a)·Log(C) of [`rotation_change`] is certainly on,
 /// from bounds alone: `Some(true)` above, `Some(false)` below, `None` if the bounds do
 /// not decide (the caller then forms r and compares). The velocity update then forms
 /// only the one formula it takes. The choice is the one the comparison makes, except
@@ -407,18 +447,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 ///   not itself small against |c|²|a|/12, which bounds the rest).
 ///
 /// Either margin is far beyond the round-off of the computed difference (a few ε|a|).
-/// In f32 "above" never decides (|c| ≤ 0.01 cannot give 8·64ε|a|).
-///
-/// `threshold_sq` is (64ε|a|)² times `a_scale`², a power of two
-/// ([`inverse_binade`] of a): the bounds are compared on a and c scaled by powers of
-/// two, which decides as on the unscaled values (the scalings are exact) but keeps
-/// the products of squares, of degree six in the small |a| and |c|, out of `f32`'s
-/// subnormal range.
+/// With ε of f32, "above" never decides (|c| ≤ 0.01 cannot give 8·64ε|a|).
 #[inline]
 fn bch_remainder_side<T: Real>(
     a: &Vector3<T>,
     correction: &UnitQuaternion<T>,
-    a_scale: T,
     threshold_sq: T,
 ) -> Option<bool> {
     let k = crate::lie::real::c::<T>;
@@ -428,47 +461,28 @@ fn bch_remainder_side<T: Real>(
     } else {
         q.imag() * k(2.0)
     };
-    // a and c scaled by powers of two sa = `a_scale` and sc, exactly: every
-    // comparison below is the unscaled one with both sides multiplied by the same
-    // power of two (sa² for |a|², sc² for |c|², sc²sa² for |c×a|²; `threshold_sq`
-    // carries sa²), so it decides alike, without subnormal products in f32.
-    let c_scale = inverse_binade(abs_max3(&c), 30);
-    let (a, c) = (a * a_scale, c * c_scale);
-    let (sa2, sc2) = (a_scale * a_scale, c_scale * c_scale);
-    let ca = c.cross(&a);
+    let ca = c.cross(a);
     let (aa, cc, caa) = (a.norm_squared(), c.norm_squared(), ca.norm_squared());
-    if !(aa <= k(0.01) * sa2 && cc <= k(1e-4) * sc2) {
+    if !(aa <= k(0.01) && cc <= k(1e-4)) {
         return None;
     }
-    // (|c||c×a|/6)² ≤ (threshold/4)²; both sides times sc⁴sa².
-    let sc4 = sc2 * sc2;
-    if cc * caa * k(16.0) <= k(36.0) * threshold_sq * sc4 {
+    // (|c||c×a|/6)² ≤ (threshold/4)².
+    if cc * caa * k(16.0) <= k(36.0) * threshold_sq {
         return Some(false);
     }
     // (|c||c×a|/12)² > (8·threshold)², sin²∠ ≥ 1/16.
-    if caa * k(16.0) >= cc * aa && cc * caa > k(144.0 * 64.0) * threshold_sq * sc4 {
+    if caa * k(16.0) >= cc * aa && cc * caa > k(144.0 * 64.0) * threshold_sq {
         return Some(true);
     }
     None
 }
 
-/// Γ⁻¹(a)·c = c + ½ a×c + γ(|a|) a×(a×c) (27), as vectors, for `a_scale` =
-/// [`inverse_binade`] of a. Formed on sa = s·a and tc = t·c (s = `a_scale`, t the
-/// same for c: powers of two that bring the largest component into [1, 2); 1 in
-/// f64) and scaled back: t·Γ⁻¹(a)c = tc + (½/s)·u + (γ/s²)·(sa × u), u = sa × tc.
-/// The scalings are exact (the unscaled result to the bit), but triple products of a
-/// planar rod node's out-of-plane round-off (|a| ~ 1e-5, components ~ 1e-14) no longer
-/// fall into f32's subnormals (~100 cycles each on x86: unscaled, 9 of 10 velocity
-/// updates of the f32 cantilever of 1,000 cubic elements took one; 3.0 → 2.86 ms/step).
+/// Γ⁻¹(a)·c = c + ½ a×c + γ(|a|) a×(a×c) (27), as vectors.
 #[inline(always)]
-fn gamma_inv_times<T: Real>(a: &Vector3<T>, a_scale: T, c: &Vector3<T>) -> Vector3<T> {
-    let t = inverse_binade(abs_max3(c), 60);
-    let inv_s = T::one() / a_scale;
-    let (sa, tc) = (a * a_scale, c * t);
-    let u = sa.cross(&tc);
-    let g = crate::lie::so3::gamma_inv_coeff_sq(sa.norm_squared() * inv_s * inv_s);
-    let half = crate::lie::real::c::<T>(0.5);
-    (tc + u * (half * inv_s) + sa.cross(&u) * (g * inv_s * inv_s)) / t
+fn gamma_inv_times<T: Real>(a: &Vector3<T>, c: &Vector3<T>) -> Vector3<T> {
+    let u = a.cross(c);
+    let g = crate::lie::so3::gamma_inv_coeff_sq(a.norm_squared());
+    c + u * crate::lie::real::c::<T>(0.5) + a.cross(&u) * g
 }
 
 /// Solves the 3×3 system `m x = b` by the adjugate (Cramer's rule through cross products
@@ -494,9 +508,9 @@ fn solve3<T: Real>(m: &nalgebra::Matrix3<T>, b: &Vector3<T>) -> Option<Vector3<T
 
 #[cfg(test)]
 mod tests {
-    use super::{bch_remainder_side, gamma_inv_times, solve3};
+    use super::{bch_remainder_side, gamma_inv_times, rotation_change, rotation_change_in, solve3};
     use crate::lie::real::{abs_max3, c, inverse_binade};
-    use crate::lie::Real;
+    use crate::lie::{LieGroup, Real};
     use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
     /// Uniform samples in [0, 1) (xorshift from `state`).
@@ -515,99 +529,94 @@ mod tests {
         v.map(|x| c::<T>(x * size))
     }
 
-    /// The unscaled bounds of `bch_remainder_side` (its form before the scaling).
-    fn side_unscaled<T: Real>(a: &Vector3<T>, q: &UnitQuaternion<T>, thr: T) -> Option<bool> {
-        let k = c::<T>;
-        let q = q.quaternion();
-        let s = if q.w < T::zero() { -k(2.0) } else { k(2.0) };
-        let c = q.imag() * s;
-        let ca = c.cross(a);
-        let (aa, cc, caa) = (a.norm_squared(), c.norm_squared(), ca.norm_squared());
-        if !(aa <= k(0.01) && cc <= k(1e-4)) {
-            return None;
-        }
-        if cc * caa * k(16.0) <= k(36.0) * thr {
-            return Some(false);
-        }
-        if caa * k(16.0) >= cc * aa && cc * caa > k(144.0 * 64.0) * thr {
-            return Some(true);
-        }
-        None
+    /// Log(Exp(a)·C) − a, the full form of the velocity update.
+    fn full<T: Real>(a: &Vector3<T>, q: &UnitQuaternion<T>) -> Vector3<T> {
+        let e = <UnitQuaternion<T> as LieGroup<T>>::exp(a);
+        <UnitQuaternion<T> as LieGroup<T>>::log(&(e * q)) - a
     }
 
-    /// The scaled bounds decide as the unscaled ones wherever the unscaled products
-    /// stay normal (in f64 at these sizes, always), over magnitudes of a and c
-    /// from 1e-7 to 0.3 and every angle between them.
-    fn scaled_side_matches<T: Real>(smallest: f64) {
-        let mut next = uniform(0x2545_f491_4f6c_dd1d);
-        let mut decided = [0usize; 3];
-        for _ in 0..20000 {
-            let sa = smallest * (0.3 / smallest).powf(next());
-            let sc = smallest * (0.3 / smallest).powf(next());
-            let a = vector::<T>(&mut next, sa);
-            // Sometimes c nearly parallel to a (a small c×a).
-            let cv = if next() < 0.3 {
-                a * c::<T>(sc / sa) + vector::<T>(&mut next, sc * 1e-4)
-            } else {
-                vector::<T>(&mut next, sc)
-            };
-            let q = <UnitQuaternion<T> as crate::lie::LieGroup<T>>::exp(&cv);
-            let noise = T::default_epsilon() * c::<T>(64.0);
-            let scale = inverse_binade(abs_max3(&a), 60);
-            let thr = noise * noise * a.norm_squared();
-            let thr_scaled = noise * noise * (a * scale).norm_squared();
-            let want = side_unscaled(&a, &q, thr);
-            assert_eq!(
-                bch_remainder_side(&a, &q, scale, thr_scaled),
-                want,
-                "{a} {q}"
-            );
-            decided[match want {
-                None => 0,
-                Some(false) => 1,
-                Some(true) => 2,
-            }] += 1;
-        }
-        // Every outcome occurs (f32: "above" never decides, see the docs).
-        assert!(decided[0] > 0 && decided[1] > 0, "{decided:?}");
-        assert!(decided[2] > 0 || T::NAME == "f32", "{decided:?}");
-    }
-
-    /// The unscaled form of `gamma_inv_times`.
-    fn gamma_inv_times_unscaled<T: Real>(a: &Vector3<T>, v: &Vector3<T>) -> Vector3<T> {
-        let ac = a.cross(v);
-        let g = crate::lie::so3::gamma_inv_coeff_sq(a.norm_squared());
-        v + ac * c::<T>(0.5) + a.cross(&ac) * g
-    }
-
-    /// Scaled and unscaled Γ⁻¹(a)·c agree to the bit where the unscaled products stay
-    /// normal (magnitudes 1e-6 to 0.3: the smallest triple product ~1e-18·1e-2).
-    fn scaled_gamma_inv_matches<T: Real>() {
-        let mut next = uniform(0x9e37_79b9_7f4a_7c15);
-        for _ in 0..20000 {
-            let size_a = 1e-6 * (0.3e6_f64).powf(next());
-            let size_c = 1e-6 * (0.3e6_f64).powf(next());
-            let a = vector::<T>(&mut next, size_a);
-            let cv = vector::<T>(&mut next, size_c);
-            let scale = inverse_binade(abs_max3(&a), 60);
-            assert_eq!(
-                gamma_inv_times(&a, scale, &cv),
-                gamma_inv_times_unscaled(&a, &cv),
-                "{a} {cv}"
-            );
+    /// A vector c, sometimes nearly parallel to a (a small c×a), of size ~`size`.
+    fn correction(next: &mut impl FnMut() -> f64, a: &Vector3<f64>, size: f64) -> Vector3<f64> {
+        if next() < 0.3 {
+            a * (size / a.norm()) + vector::<f64>(next, size * 1e-4)
+        } else {
+            vector::<f64>(next, size)
         }
     }
 
+    /// Where the bounds of `bch_remainder_side` decide, the comparison of the remainder
+    /// r = (Log(Exp(a)C) − a) − Γ⁻¹(a)Log(C) with the threshold decides alike. In f64
+    /// with the thresholds of f64 (64ε|a|, with |c| ≤ 4|a|, so that the round-off of the
+    /// full form, a few ε·max(|a|, |c|), stays below the bounds' margins of 4 and 8) and
+    /// of f32 (as the f32 velocity update evaluates them: the round-off is then 10⁹
+    /// times below the threshold), over magnitudes from 1e-7 to 0.3.
     #[test]
-    fn scaled_gamma_inv_times_is_the_unscaled_formula() {
-        scaled_gamma_inv_matches::<f64>();
-        scaled_gamma_inv_matches::<f32>();
+    fn bch_bounds_decide_as_the_remainder() {
+        let mut next = uniform(0x2545_f491_4f6c_dd1d);
+        for (eps, ratio) in [(f64::EPSILON, 4.0), (f32::EPSILON as f64, f64::INFINITY)] {
+            let mut decided = [0usize; 3];
+            let mut n = 0;
+            while n < 20000 {
+                let sa = 1e-7 * (0.3e7_f64).powf(next());
+                let sc = 1e-7 * (0.3e7_f64).powf(next());
+                let a = vector::<f64>(&mut next, sa);
+                let cv = correction(&mut next, &a, sc);
+                if cv.norm() > ratio * a.norm() {
+                    continue;
+                }
+                n += 1;
+                let q = <UnitQuaternion<f64> as LieGroup<f64>>::exp(&cv);
+                let threshold_sq = (64.0 * eps).powi(2) * a.norm_squared();
+                let linear =
+                    gamma_inv_times(&a, &(<UnitQuaternion<f64> as LieGroup<f64>>::log(&q)));
+                let above = (full(&a, &q) - linear).norm_squared() > threshold_sq;
+                let side = bch_remainder_side(&a, &q, threshold_sq);
+                if let Some(side) = side {
+                    assert_eq!(side, above, "{a} {cv}");
+                }
+                decided[match side {
+                    None => 0,
+                    Some(false) => 1,
+                    Some(true) => 2,
+                }] += 1;
+            }
+            // Every outcome occurs (with ε of f32, "above" never decides: the docs).
+            assert!(decided[0] > 0 && decided[1] > 0, "{decided:?}");
+            assert!(decided[2] > 0 || eps > 1e-10, "{decided:?}");
+        }
+    }
+
+    /// The f32 velocity change (bounds and linear form in f64) is the f64 reference on
+    /// the same inputs within the threshold it applies, 64ε|a| (the remainder it may
+    /// leave out), plus the f32 round-off of the full form where it takes that,
+    /// 4ε(|a| + |c|), and the final rounding.
+    #[test]
+    fn f32_rotation_change_is_the_f64_value_within_its_threshold() {
+        let mut next = uniform(0x9e37_79b9_7f4a_7c15);
+        let eps = f32::EPSILON as f64;
+        for _ in 0..20000 {
+            let sa = 1e-6 * (0.1e6_f64).powf(next());
+            let sc = 1e-6 * (1e4_f64).powf(next());
+            let a = vector::<f32>(&mut next, sa);
+            let a64 = a.map(f64::from);
+            let cv = correction(&mut next, &a64, sc).map(|x| x as f32);
+            let q = <UnitQuaternion<f32> as LieGroup<f32>>::exp(&cv);
+            let d = rotation_change(&a, &q, || full(&a, &q)).map(f64::from);
+            let q64 = UnitQuaternion::new_normalize(q.into_inner().cast::<f64>());
+            let reference =
+                rotation_change_in(&a64, &q64, 64.0 * f64::EPSILON, || full(&a64, &q64));
+            let bound = 64.0 * eps * a64.norm()
+                + 4.0 * eps * (a64.norm() + cv.map(f64::from).norm())
+                + eps * reference.norm();
+            assert!((d - reference).norm() <= bound, "{a} {cv}: {d} {reference}");
+        }
     }
 
     /// Regression (subnormal assists in 9 of 10 velocity updates of the f32
-    /// cantilever): a rod node's a and c (in-plane ~1e-5, out-of-plane ~1e-11, ~1e-14)
-    /// give no subnormal (MXCSR flags DE, UE clear) where the unscaled formula
-    /// underflows (a_z·(a×c)_x ≈ 6e-39); the two agree to an ulp of |Γ⁻¹(a)c|.
+    /// cantilever): for a rod node's a and c (in-plane ~1e-5, out-of-plane ~1e-11,
+    /// ~1e-14), the f32 velocity change meets no subnormal (MXCSR flags DE, UE clear),
+    /// where Γ⁻¹(a)c formed in f32 underflows (a_z·(a×c)_x ≈ 6e-39); the bounds decide
+    /// (the full form is not formed) and the two agree to an ulp of |Γ⁻¹(a)c|.
     #[cfg(target_arch = "x86_64")]
     #[test]
     #[allow(deprecated)] // _mm_getcsr / _mm_setcsr: only to read and clear the flags
@@ -624,6 +633,8 @@ mod tests {
             -1.884_772_7e-11,
             -9.571_112e-14,
         ));
+        let q = <UnitQuaternion<f32> as LieGroup<f32>>::exp(&cv);
+        let c_log = <UnitQuaternion<f32> as LieGroup<f32>>::log(&q);
         let flags = 0x12; // MXCSR DE (denormal operand) | UE (underflow)
 
         // SAFETY: reads and clears the status flags only.
@@ -632,19 +643,12 @@ mod tests {
             let r = black_box(f());
             (r, _mm_getcsr() & flags)
         };
-        let (scaled, scaled_flags) =
-            run(&|| gamma_inv_times(&a, inverse_binade(abs_max3(&a), 60), &cv));
-        let (unscaled, unscaled_flags) = run(&|| gamma_inv_times_unscaled(&a, &cv));
-        assert_eq!(scaled_flags, 0, "the scaled form met a subnormal");
-        assert_ne!(unscaled_flags, 0, "the case no longer underflows unscaled");
-        assert!((scaled - unscaled).norm() <= f32::EPSILON * scaled.norm());
-    }
-
-    #[test]
-    fn scaled_bch_bounds_decide_as_unscaled() {
-        scaled_side_matches::<f64>(1e-7);
-        // f32: squares of components down to ~1e-9 stay normal.
-        scaled_side_matches::<f32>(1e-3);
+        let (wide, wide_flags) =
+            run(&|| rotation_change(&a, &q, || panic!("the bounds decide this case")));
+        let (narrow, narrow_flags) = run(&|| gamma_inv_times(&a, &c_log));
+        assert_eq!(wide_flags, 0, "the f32 velocity change met a subnormal");
+        assert_ne!(narrow_flags, 0, "the case no longer underflows in f32");
+        assert!((wide - narrow).norm() <= f32::EPSILON * wide.norm());
     }
 
     #[test]
