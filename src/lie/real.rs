@@ -111,7 +111,9 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     /// squares of round-off-sized rotation components, and their products, of degree up
     /// to six in quantities of size ε) can fall below the smallest normal number of
     /// `Self`. Where they can, those tests first scale their vectors by an exact power
-    /// of two (`inverse_binade`), since on x86 every operation with a subnormal result
+    /// of two (`inverse_binade`: the rotational prediction and the small SPD solves) or
+    /// are evaluated on the values widened to f64 (the velocity update's choice of
+    /// its rotation formula), since on x86 every operation with a subnormal result
     /// costs a microcode assist of about 100 cycles.
     const SUBNORMAL_SQUARES: bool;
 

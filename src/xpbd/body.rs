@@ -101,11 +101,17 @@ pub struct Body<T: Real, G: LieGroup<T>> {
 /// holds the rotation since the fold to a relative ε of its (small) angle.
 const FOLD_SIN_HALF: f64 = 1.0 / 32.0;
 
-/// (hi, lo) ← (hi, lo) + d componentwise, exactly up to the rounding of lo: TwoSum of
-/// hi and d, its error added to lo, then Fast2Sum to renormalise (|lo| ≤ ½ ulp(hi)).
-/// Knuth, The Art of Computer Programming vol. 2, 4.2.2; Dekker 1971.
+/// (hi, lo) + d componentwise, exactly up to the rounding of lo: TwoSum of hi and d, its
+/// error added to lo, then Fast2Sum to renormalise (|lo| ≤ ½ ulp(hi)); returns the new
+/// (hi, lo). Knuth, The Art of Computer Programming vol. 2, 4.2.2; Dekker 1971.
+///
+/// Returned by value, for the caller to store each vector whole (and copy it from the
+/// registers): written into the fields component by component, a vector read back
+/// at once (`written_position`, `predicted_position`) was loaded across several
+/// recent stores, which the store buffer cannot forward.
 #[inline]
-fn two_sum<T: Real>(hi: &mut Vector3<T>, lo: &mut Vector3<T>, d: &Vector3<T>) {
+fn two_sum<T: Real>(hi: &Vector3<T>, lo: &Vector3<T>, d: &Vector3<T>) -> (Vector3<T>, Vector3<T>) {
+    let (mut new_hi, mut new_lo) = (*hi, *lo);
     for i in 0..3 {
         let (x, y) = (hi[i], d[i]);
         let s = x + y;
@@ -113,9 +119,10 @@ fn two_sum<T: Real>(hi: &mut Vector3<T>, lo: &mut Vector3<T>, d: &Vector3<T>) {
         let err = (x - (s - bv)) + (y - bv);
         let l = lo[i] + err;
         let top = s + l;
-        lo[i] = l - (top - s);
-        hi[i] = top;
+        new_lo[i] = l - (top - s);
+        new_hi[i] = top;
     }
+    (new_hi, new_lo)
 }
 
 fn check_vec<T: Real>(v: &Vector3<T>, what: &str) -> Result<(), XpbdError> {

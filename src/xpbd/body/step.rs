@@ -29,16 +29,20 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             self.velocity_step = acc * h;
             self.correction = UnitQuaternion::identity();
             self.predicted_velocity = self.velocity + self.velocity_step;
-            self.add_position(&(self.predicted_velocity * h));
+            let position = self.add_position(&(self.predicted_velocity * h));
             // One Exp serves the increment and the orientation.
             let (increment, omega, step) = self.predict_rotation(h);
             self.rotation_increment = increment;
             self.predicted_angular_velocity = omega;
             self.omega_step = step;
-            self.add_rotation(&increment, true);
+            // Copied from the values just written, not reloaded from their fields
+            // (`two_sum`).
+            self.predicted_position = position;
+            self.predicted_orientation = self.add_rotation(&increment, true);
+        } else {
+            self.predicted_position = self.position;
+            self.predicted_orientation = self.orientation;
         }
-        self.predicted_position = self.position;
-        self.predicted_orientation = self.orientation;
     }
 
     /// The rotation increment F = Exp(hΩ) of the inertial prediction (46), from the
@@ -237,16 +241,20 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             let d = rotation_change(&a, &self.correction, full);
             dw += d * inv_h;
         }
-        two_sum(&mut self.velocity, &mut self.velocity_lo, &dv);
-        two_sum(&mut self.angular_velocity, &mut self.omega_lo, &dw);
+        (self.velocity, self.velocity_lo) = two_sum(&self.velocity, &self.velocity_lo, &dv);
+        (self.angular_velocity, self.omega_lo) =
+            two_sum(&self.angular_velocity, &self.omega_lo, &dw);
         // The base is renormalised at each fold; the increment since then is a product
         // of unit quaternions, renormalised here (for a small rotation this moves its
         // vector part by a relative ε only).
-        self.since_base = UnitQuaternion::new_normalize(self.since_base.into_inner());
-        self.orientation = self
+        let since_base = UnitQuaternion::new_normalize(self.since_base.into_inner());
+        self.since_base = since_base;
+        // Stored twice from the value (`two_sum`).
+        let orientation = self
             .orientation_base
-            .compose(&G::from_unit_quaternion_unchecked(&self.since_base));
-        self.written_orientation = self.orientation;
+            .compose(&G::from_unit_quaternion_unchecked(&since_base));
+        self.orientation = orientation;
+        self.written_orientation = orientation;
         self.written_position = self.position;
     }
 
@@ -316,14 +324,18 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 
     /// p ← p + dp in compensated arithmetic ([`two_sum`]): the stored position is the
     /// exact sum of the increments rounded once, however many were added.
+    /// Returns the new position.
     #[inline]
-    fn add_position(&mut self, dp: &Vector3<T>) {
-        two_sum(&mut self.position, &mut self.position_lo, dp);
+    fn add_position(&mut self, dp: &Vector3<T>) -> Vector3<T> {
+        let (position, lo) = two_sum(&self.position, &self.position_lo, dp);
+        self.position = position;
+        self.position_lo = lo;
         // Within a substep only the f64 pose of the wide constraint values reads it
         // (`pose_f64`); otherwise `update_velocity`, which ends every substep, records it.
         if T::WIDE_CONSTRAINT_VALUES {
-            self.written_position = self.position;
+            self.written_position = position;
         }
+        position
     }
 
     /// R ← R·q for a unit quaternion q: composed into `since_base`, which is folded into
@@ -335,30 +347,36 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// Inlined into its callers, so that q stays in registers: passed by reference to
     /// an out-of-line copy, it was stored by the caller and reloaded with loads
     /// spanning two of its stores, which the store buffer cannot forward.
+    ///
+    /// Returns `orientation` (the value it holds after the call).
     #[inline(always)]
-    fn add_rotation(&mut self, q: &UnitQuaternion<T>, compose: bool) {
-        self.since_base *= q;
-        let v = self.since_base.imag();
+    fn add_rotation(&mut self, q: &UnitQuaternion<T>, compose: bool) -> G {
+        let since_base = self.since_base * q;
+        let v = since_base.imag();
         let limit = crate::lie::real::c::<T>(FOLD_SIN_HALF);
-        if v.norm_squared() > limit * limit {
-            self.set_orientation_base(
-                self.orientation_base
-                    .compose(&G::from_unit_quaternion_unchecked(&self.since_base))
-                    .renormalize(),
-            );
-            self.since_base = UnitQuaternion::identity();
-            self.orientation = self.orientation_base;
-        } else if compose {
-            self.orientation = self
+        // Each field stored from the value, never reloaded right after (`two_sum`).
+        let orientation = if v.norm_squared() > limit * limit {
+            let base = self
                 .orientation_base
-                .compose(&G::from_unit_quaternion_unchecked(&self.since_base));
+                .compose(&G::from_unit_quaternion_unchecked(&since_base))
+                .renormalize();
+            self.set_orientation_base(base);
+            self.since_base = UnitQuaternion::identity();
+            base
         } else {
-            return;
-        }
+            self.since_base = since_base;
+            if !compose {
+                return self.orientation;
+            }
+            self.orientation_base
+                .compose(&G::from_unit_quaternion_unchecked(&since_base))
+        };
+        self.orientation = orientation;
         // As in `add_position`: `update_velocity` records it at the end of the substep.
         if T::WIDE_CONSTRAINT_VALUES {
-            self.written_orientation = self.orientation;
+            self.written_orientation = orientation;
         }
+        orientation
     }
 }
 
