@@ -7,6 +7,7 @@ use crate::lie::{LieGroup, Real};
 use nalgebra::{SVector, UnitQuaternion, Vector3};
 
 mod step;
+mod velocity_rotation;
 
 /// Index of a body in a [`crate::xpbd::World`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
