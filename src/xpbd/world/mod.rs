@@ -426,17 +426,17 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 }
                 let block = block_mode && !self.slots[k].bounded && self.slots[k].as_block;
                 if block {
-                    // Not around `project_rows`: it evaluates between its rows.
+                    // Cleared by the velocity update; before `project_rows` too, which
+                    // evaluates between its rows.
                     let movers = self.slots[k].last_mover;
                     if last {
                         self.set_defer_compose(movers, true);
                     }
-                    let done = self.project_block(k, inv_h2);
+                    if self.project_block(k, inv_h2) {
+                        continue;
+                    }
                     if last {
                         self.set_defer_compose(movers, false);
-                    }
-                    if done {
-                        continue;
                     }
                 }
                 self.project_rows(k, inv_h2);
