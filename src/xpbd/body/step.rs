@@ -222,7 +222,6 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// exceeds that difference's own round-off 64ε|a| (always in f64 at ordinary steps;
     /// never where it is below f32 resolution), so that round-off is not fed back.
     pub(crate) fn update_velocity(&mut self, h: T) {
-        self.defer_compose = false;
         if self.fixed {
             return;
         }

@@ -426,8 +426,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 }
                 let block = block_mode && !self.slots[k].bounded && self.slots[k].as_block;
                 if block {
-                    // Cleared by the velocity update; before `project_rows` too, which
-                    // evaluates between its rows.
+                    // Cleared before the velocity update; before `project_rows` too,
+                    // which evaluates between its rows.
                     let movers = self.slots[k].last_mover;
                     if last {
                         self.set_defer_compose(movers, true);
@@ -446,6 +446,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             self.primal_correction_pass();
         }
         for b in &mut self.bodies {
+            b.defer_compose = false;
             b.update_velocity(h);
         }
         self.solve_velocities();
