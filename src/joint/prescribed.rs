@@ -350,7 +350,8 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
         }
         let mut row = 0;
         if self.position.iter().any(|&b| b) {
-            let (value, [_, g]) = k.position_error_gradient();
+            // The target side has no block: only the body's is formed.
+            let (value, [_, g]) = k.position_error_rows_for([false, true]).blocks();
             for i in (0..3).filter(|&i| self.position[i]) {
                 out.value[row] = value[i];
                 out.gradient[1].row_mut(row).copy_from(&g.row(i));
@@ -358,7 +359,7 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
             }
         }
         if self.rotation != HeldRotation::Free {
-            let (value, [_, g]) = k.rotation_error_gradient();
+            let (value, [_, g]) = k.rotation_error_rows_for([false, true]).blocks();
             for i in 0..self.rotation.rows() {
                 out.value[row] = value[i];
                 out.gradient[1].row_mut(row).copy_from(&g.row(i));

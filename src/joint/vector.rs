@@ -115,7 +115,8 @@ impl<T: Real> JointRows<'_, T> {
     /// ([`JointKinematics::rotation_error_gradient`]).
     #[inline(always)]
     pub fn rotation_error<G: LieGroup<T>>(&mut self, k: &JointKinematics<T, G>, src: Range<usize>) {
-        let q = k.rotation_error_rows();
+        // Nothing is written for a world side: its block is not computed.
+        let q = k.rotation_error_rows_for(self.active);
         self.push_rows(q, src);
     }
 

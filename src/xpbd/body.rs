@@ -94,6 +94,10 @@ pub struct Body<T: Real, G: LieGroup<T>> {
     // change of the public fields between steps (the compensation then restarts).
     written_position: Vector3<T>,
     written_orientation: G,
+    // Set by the world before the last projection of a substep that moves the body and
+    // cleared before `update_velocity`: the corrections in between leave `orientation`
+    // to `update_velocity`, which composes it anyway (as `apply_last_correction`).
+    pub(crate) defer_compose: bool,
 }
 
 /// Largest rotation kept in `since_base` before it is folded into the base orientation,
@@ -236,6 +240,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             since_base: UnitQuaternion::identity(),
             written_position: position,
             written_orientation: orientation,
+            defer_compose: false,
         })
     }
 

@@ -293,7 +293,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         // One Exp serves the correction product and the orientation (R ⊞ δθ = R·Exp(δθ)).
         let e = <UnitQuaternion<T> as LieGroup<T>>::exp(dtheta);
         self.correction *= e;
-        self.add_rotation(&e, compose);
+        self.add_rotation(&e, compose && !self.defer_compose);
     }
 
     /// Checks an orientation written into the public field since the solver last wrote

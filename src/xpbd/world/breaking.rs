@@ -145,6 +145,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                     torque,
                 });
                 self.slots[k].enabled = false;
+                self.movers_stale = true;
                 for d in dependents {
                     self.slots[d.0].enabled = false;
                 }

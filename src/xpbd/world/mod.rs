@@ -73,6 +73,9 @@ struct Slot<T: Real, G: LieGroup<T>> {
     // The direct group ([`World::add_direct_group`]) that projects this constraint;
     // `None`: projected by Gauss–Seidel.
     group: Option<usize>,
+    // The bodies this constraint is the last of the Gauss–Seidel sweep to move (set by
+    // `mark_last_corrections`).
+    last_mover: [Option<usize>; MAX_BODIES],
 }
 
 /// A simulation: bodies, constraints and solver options.
@@ -106,6 +109,11 @@ pub struct World<T: Real, G: LieGroup<T>> {
     // Breaks so far, in order, and whether any constraint can break.
     breaks: Vec<BreakEvent<T>>,
     breakable: bool,
+    // Per body, the last Gauss–Seidel slot of the sweep that names it (scratch of
+    // `mark_last_corrections`, sized in add_body), and whether the slots' `last_mover`
+    // must be marked again (a constraint added, grouped or broken).
+    last_slot: Vec<usize>,
+    movers_stale: bool,
 }
 
 impl<T: Real, G: LieGroup<T>> World<T, G> {
@@ -128,6 +136,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             primal_scratch: Vec::new(),
             breaks: Vec::new(),
             breakable: false,
+            last_slot: Vec::new(),
+            movers_stale: true,
         })
     }
 
@@ -149,6 +159,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         }
         self.bodies.push(body);
         self.primal_scratch.push(SVector::zeros());
+        self.last_slot.push(usize::MAX);
         Ok(BodyId(self.bodies.len() - 1))
     }
 
@@ -261,7 +272,9 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             as_block,
             layout,
             group: None,
+            last_mover: [None; MAX_BODIES],
         });
+        self.movers_stale = true;
         Ok(ConstraintId(self.slots.len() - 1))
     }
 
@@ -393,25 +406,47 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             && self.slots.iter().all(|s| !s.enabled)
             && !self.options.primal_correction;
         let iterations = self.options.iterations;
+        let pass = self.options.primal_correction && self.primal_correction_applies();
+        let block_mode = self.options.solve_mode == SolveMode::Block;
+        // Without the primal correction pass nothing reads a body's orientation between
+        // the last block projection that moves it and the velocity update, which
+        // composes the orientation anyway: that projection leaves it uncomposed
+        // (`Body::defer_compose`).
+        let defer = block_mode && !pass;
+        if defer && self.movers_stale {
+            self.mark_last_corrections();
+        }
         for iteration in 0..iterations {
             self.project_systems(inv_h2, systems_last && iteration + 1 == iterations);
             self.project_direct_groups(inv_h2);
+            let last = defer && iteration + 1 == iterations;
             for k in 0..self.slots.len() {
                 if !self.slots[k].enabled || self.slots[k].group.is_some() {
                     continue;
                 }
-                let block = self.options.solve_mode == SolveMode::Block
-                    && !self.slots[k].bounded
-                    && self.slots[k].as_block;
-                if !(block && self.project_block(k, inv_h2)) {
-                    self.project_rows(k, inv_h2);
+                let block = block_mode && !self.slots[k].bounded && self.slots[k].as_block;
+                if block {
+                    // Cleared before the velocity update; before `project_rows` too,
+                    // which evaluates between its rows.
+                    let movers = self.slots[k].last_mover;
+                    if last {
+                        self.set_defer_compose(movers, true);
+                    }
+                    if self.project_block(k, inv_h2) {
+                        continue;
+                    }
+                    if last {
+                        self.set_defer_compose(movers, false);
+                    }
                 }
+                self.project_rows(k, inv_h2);
             }
         }
-        if self.options.primal_correction && self.primal_correction_applies() {
+        if pass {
             self.primal_correction_pass();
         }
         for b in &mut self.bodies {
+            b.defer_compose = false;
             b.update_velocity(h);
         }
         self.solve_velocities();
@@ -423,6 +458,31 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
             self.check_breaks(clock.end_time, h);
         }
         self.substep_time = clock.end_time;
+    }
+
+    /// Marks, for each body, the last slot of the Gauss–Seidel sweep that names it
+    /// (`Slot::last_mover`).
+    fn mark_last_corrections(&mut self) {
+        self.movers_stale = false;
+        self.last_slot.fill(usize::MAX);
+        for (k, s) in self.slots.iter().enumerate() {
+            if s.enabled && s.group.is_none() {
+                for &b in s.bodies.iter().flatten() {
+                    self.last_slot[b] = k;
+                }
+            }
+        }
+        for (k, s) in self.slots.iter_mut().enumerate() {
+            s.last_mover = s.bodies.map(|b| b.filter(|&b| self.last_slot[b] == k));
+        }
+    }
+
+    /// Sets `Body::defer_compose` of the bodies `movers` to `on`.
+    #[inline]
+    fn set_defer_compose(&mut self, movers: [Option<usize>; MAX_BODIES], on: bool) {
+        for b in movers.into_iter().flatten() {
+            self.bodies[b].defer_compose = on;
+        }
     }
 
     fn evaluate(&mut self, k: usize) {

@@ -415,6 +415,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         let g = self.direct.len();
         for id in ids {
             self.slots[id.0].group = Some(g);
+            self.movers_stale = true;
         }
         self.direct.push(group);
         Ok(DirectGroupId(g))
