@@ -405,10 +405,7 @@ mod tests {
             }
             let diagonal = std::array::from_fn(|r| a[r][r]);
             let expected = cholesky_expected(&a, tiny);
-            let mut s = PaddedBlockF32([[0.0; 8]; 6]);
-            for (c, col) in a.iter().enumerate() {
-                s.0[c][..6].copy_from_slice(col);
-            }
+            let mut s = pad(&a);
             // SAFETY: the CPU has AVX2 and FMA (checked above).
             let got = unsafe { cholesky_6(&mut s, &diagonal, tiny) };
             match (expected, got) {
@@ -439,6 +436,16 @@ mod tests {
         p
     }
 
+    /// `count` blocks L_j, as many 6-vectors and a right side t₀: the inputs of a
+    /// forward or back substitution step.
+    fn substitution_inputs(v: &mut Values, count: usize) -> (Vec<Cols32>, Vec<[f32; 6]>, [f32; 6]) {
+        let l = (0..count).map(|_| v.block()).collect();
+        let y = (0..count)
+            .map(|_| std::array::from_fn(|_| v.next()))
+            .collect();
+        (l, y, std::array::from_fn(|_| v.next()))
+    }
+
     #[test]
     fn forward_substitution_matches_the_generic_operations() {
         if !fma_path() {
@@ -446,11 +453,7 @@ mod tests {
         }
         let mut v = Values(11);
         for count in 0..5 {
-            let l: Vec<Cols32> = (0..count).map(|_| v.block()).collect();
-            let y: Vec<[f32; 6]> = (0..count)
-                .map(|_| std::array::from_fn(|_| v.next()))
-                .collect();
-            let t0: [f32; 6] = std::array::from_fn(|_| v.next());
+            let (l, y, t0) = substitution_inputs(&mut v, count);
             // t −= Σ_j L_j y_j: even columns into t, odd ones into u, then t + u.
             let expected: [f32; 6] = std::array::from_fn(|r| {
                 let (mut t, mut u) = (t0[r], 0.0);
@@ -488,11 +491,7 @@ mod tests {
         }
         let mut v = Values(5);
         for count in 0..6 {
-            let l: Vec<Cols32> = (0..count).map(|_| v.block()).collect();
-            let x: Vec<[f32; 6]> = (0..count)
-                .map(|_| std::array::from_fn(|_| v.next()))
-                .collect();
-            let t0: [f32; 6] = std::array::from_fn(|_| v.next());
+            let (l, x, t0) = substitution_inputs(&mut v, count);
             let mut t = t0;
             // SAFETY: as above.
             unsafe {
