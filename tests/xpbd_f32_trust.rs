@@ -107,7 +107,7 @@ fn free_spin_long_quaternion_f32() {
 
 /// A 1 m pendulum (1 kg, one-sided revolute joint) released at 170° with substeps of
 /// 1e-5 s for 10 s. Before the velocities were accumulated in compensated arithmetic
-/// (`Body::update_velocity`), f32 lost 7–9 times the energy f64 loses and its period
+/// (the velocity update (`Body::velocity_change`)), f32 lost 7–9 times the energy f64 loses and its period
 /// was off by 5.6–6.7% (f64: 0.9%). Now both lose 2.911e-2 J and swing with the same
 /// period to 1e-5 s. Allowed: 1% of the f64 loss (the energy computed in f32 from
 /// ~10 J terms carries ~1e-6 J of round-off; the trajectory differs by the f32 rounding

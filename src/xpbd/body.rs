@@ -6,8 +6,12 @@ use crate::lie::real::unit_quaternion_f64;
 use crate::lie::{LieGroup, Real};
 use nalgebra::{SVector, UnitQuaternion, Vector3};
 
+mod predict;
 mod step;
 mod velocity_rotation;
+
+pub(crate) use predict::predict_bodies;
+pub(crate) use step::update_velocities;
 
 /// Index of a body in a [`crate::xpbd::World`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,7 +78,7 @@ pub struct Body<T: Real, G: LieGroup<T>> {
     // pose drifts from the integrated velocities, which f32 shows as an energy gain
     // (1 J/s in the triple pendulum with 1000 substeps).
     position_lo: Vector3<T>,
-    // Low parts of the compensated velocities (see `update_velocity`), and the
+    // Low parts of the compensated velocities (see `Body::velocity_change`), and the
     // substep's changes of them known before the solve: h(g + f/m) and Ω − ω.
     velocity_lo: Vector3<T>,
     omega_lo: Vector3<T>,
@@ -95,8 +99,8 @@ pub struct Body<T: Real, G: LieGroup<T>> {
     written_position: Vector3<T>,
     written_orientation: G,
     // Set by the world before the last projection of a substep that moves the body and
-    // cleared before `update_velocity`: the corrections in between leave `orientation`
-    // to `update_velocity`, which composes it anyway (as `apply_last_correction`).
+    // cleared before `update_velocities`: the corrections in between leave `orientation`
+    // to `update_velocities`, which composes it anyway (as `apply_last_correction`).
     pub(crate) defer_compose: bool,
 }
 

@@ -5,7 +5,7 @@
 use crate::lie::{LieGroup, Real};
 use nalgebra::{UnitQuaternion, Vector3};
 
-/// The rotation part of the velocity change of `Body::update_velocity`, times h:
+/// The rotation part of the velocity change of the velocity update (`Body::velocity_change`), times h:
 /// Log(Exp(a)·C) − a for a = hΩ and the substep's correction product C, taken as
 /// Γ⁻¹(a)·Log(C) (26) plus the BCH remainder r = Log(Exp(a)·C) − a − Γ⁻¹(a)·Log(C) where
 /// |r| exceeds 64ε|a| (ε of `T`: the round-off of the full form in `T`), and without r

@@ -393,9 +393,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     fn substep_inner(&mut self, resync: bool) {
         let clock = self.begin_next_substep();
         let (h, g) = (clock.h, self.options.gravity);
-        for b in &mut self.bodies {
-            b.predict(h, &g, resync);
-        }
+        crate::xpbd::body::predict_bodies(&mut self.bodies, h, &g, resync);
         for s in &mut self.slots {
             s.lambda = SVector::zeros();
         }
@@ -445,10 +443,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         if pass {
             self.primal_correction_pass();
         }
-        for b in &mut self.bodies {
-            b.defer_compose = false;
-            b.update_velocity(h);
-        }
+        crate::xpbd::body::update_velocities(&mut self.bodies, h);
         self.solve_velocities();
         for s in &mut self.slots {
             s.constraint.end_substep(&self.bodies);
