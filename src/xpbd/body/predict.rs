@@ -51,7 +51,7 @@ pub(crate) fn predict_bodies<T: Real, G: LieGroup<T>>(
         }
         for (body, state) in batch.iter_mut().zip(&newton) {
             if let Some(state) = state {
-                body.predict_orientation(h, state);
+                body.predict_orientation(h, state.w + state.delta, state.delta);
             }
         }
     }
@@ -74,8 +74,9 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     }
 
     /// The first stage of the prediction: the start pose, the translation, and for a
-    /// dynamic body the start of its rotational Newton solve (`None` for a fixed body,
-    /// whose prediction is then complete).
+    /// dynamic body the start of its rotational Newton solve. `None` if no iteration is
+    /// needed (a fixed body, or Ω = ω: [`RotationNewton::begin`]); the prediction is
+    /// then complete.
     #[inline(always)]
     fn predict_translation(
         &mut self,
@@ -102,15 +103,20 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         self.predicted_velocity = self.velocity + self.velocity_step;
         // Copied from the value just written, not reloaded from its field (`two_sum`).
         self.predicted_position = self.add_position(&(self.predicted_velocity * h));
-        Some(RotationNewton::begin(self, h))
+        let newton = RotationNewton::begin(self, h);
+        if newton.is_none() {
+            // Ω = ω: the prediction is complete without iterations.
+            let w = self.angular_velocity;
+            self.predict_orientation(h, w, Vector3::zeros());
+        }
+        newton
     }
 
     /// The last stage of the prediction of a dynamic body: the increment Exp(hΩ) of the
     /// solved rotation, and the predicted orientation. One Exp serves the increment and
     /// the orientation.
     #[inline(always)]
-    fn predict_orientation(&mut self, h: T, newton: &RotationNewton<T>) {
-        let (omega, step) = newton.result();
+    fn predict_orientation(&mut self, h: T, omega: Vector3<T>, step: Vector3<T>) {
         let increment = <UnitQuaternion<T> as LieGroup<T>>::exp(&(omega * h));
         self.rotation_increment = increment;
         self.predicted_angular_velocity = omega;
@@ -198,8 +204,6 @@ struct RotationNewton<T: Real> {
     delta: Vector3<T>,
     /// (squared residual, iterate) of the previous iteration.
     prev: Option<(T, Vector3<T>)>,
-    /// Whether Ω = ω without iteration (then `delta` is unused and Ω − ω is zero).
-    exact: bool,
     /// Whether the iteration goes on.
     active: bool,
 }
@@ -213,31 +217,19 @@ fn lhs<T: Real>(i: &Vector3<T>, phi: &Vector3<T>) -> (T, T, Vector3<T>, Vector3<
 }
 
 impl<T: Real> RotationNewton<T> {
-    /// The state of `body` before the first iteration: Ω = ω decided (`exact`), or the
-    /// linearised guess Δ.
+    /// The state of `body` before the first iteration, from the linearised guess Δ;
+    /// `None` where Ω = ω is decided without iteration (type docs).
     #[inline(always)]
-    fn begin<G: LieGroup<T>>(body: &Body<T, G>, h: T) -> Self {
+    fn begin<G: LieGroup<T>>(body: &Body<T, G>, h: T) -> Option<Self> {
         let i = body.inertia;
         let w = body.angular_velocity;
         let zero = Vector3::zeros();
-        let mut state = Self {
-            w,
-            h,
-            inertia: i,
-            target: zero,
-            scale: T::one(),
-            tol_sq: T::zero(),
-            delta: zero,
-            prev: None,
-            exact: true,
-            active: false,
-        };
         let phi_w = w * h;
         let ip = i.component_mul(&phi_w);
         let gyro_phi = phi_w.cross(&ip);
         let isotropic = i.x == i.y && i.y == i.z;
         if body.torque == zero && (isotropic || gyro_phi == zero) {
-            return state;
+            return None;
         }
         let (a, b) = crate::lie::so3::sinc_alpha_sq(phi_w.norm_squared());
         let target = ip * a - gyro_phi * b + body.torque * (h * h);
@@ -253,19 +245,23 @@ impl<T: Real> RotationNewton<T> {
         // 𝓘 = (I, I, 2I), bending with a round-off twist rate).
         let g0 = ip * a + gyro_phi * b - target;
         if (g0 * scale).norm_squared() <= tol_sq {
-            return state;
+            return None;
         }
         // Newton on the rate Ω (φ = hΩ), from the linearised solution Δ.
         let iw = i.component_mul(&w);
         let delta0 = (body.torque - w.cross(&iw)).component_mul(&body.inv_inertia) * h;
         let coupling = w.cross(&i.component_mul(&delta0)) + delta0.cross(&iw);
-        state.delta = delta0 - coupling.component_mul(&body.inv_inertia) * (half * h);
-        state.target = target;
-        state.scale = scale;
-        state.tol_sq = tol_sq;
-        state.exact = false;
-        state.active = true;
-        state
+        Some(Self {
+            w,
+            h,
+            inertia: i,
+            target,
+            scale,
+            tol_sq,
+            delta: delta0 - coupling.component_mul(&body.inv_inertia) * (half * h),
+            prev: None,
+            active: true,
+        })
     }
 
     /// One iteration: the residual at the current iterate, the stopping rules (type
@@ -321,16 +317,6 @@ impl<T: Real> RotationNewton<T> {
         self.prev = Some((r2, self.delta));
         self.delta = next;
         self.active = true;
-    }
-
-    /// Ω and Ω − ω (rad/s, body frame).
-    #[inline(always)]
-    fn result(&self) -> (Vector3<T>, Vector3<T>) {
-        if self.exact {
-            (self.w, Vector3::zeros())
-        } else {
-            (self.w + self.delta, self.delta)
-        }
     }
 }
 
