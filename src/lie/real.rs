@@ -318,6 +318,13 @@ impl Real for f32 {
     }
 }
 
+/// `x` as the `f64` of its shortest decimal form in `T`, for messages: an f32 time of
+/// 8 steps of 0.001 prints as 0.008, not as its exact value widened to f64,
+/// 0.00800000037997961. (For f64 this is `x` itself.)
+pub(crate) fn decimal_f64<T: Real>(x: T) -> f64 {
+    x.to_string().parse().unwrap_or_else(|_| x.to_f64())
+}
+
 /// Converts an `f64` constant to `T` (the crate's one place for numeric constants).
 #[inline(always)]
 pub fn c<T: Real>(x: f64) -> T {
@@ -442,5 +449,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Messages show an f32 time as typed: 8 steps of 0.001 are 0.008 s, not
+    /// 0.00800000037997961 s (a new user's report); f64 values are unchanged.
+    #[test]
+    fn decimal_f64_is_the_shortest_decimal() {
+        let t = 8.0_f32 * 0.001_f32;
+        assert_eq!(super::decimal_f64(t), 0.008);
+        assert_ne!(t.to_f64(), 0.008);
+        let x = 8.0_f64 * 0.001;
+        assert_eq!(super::decimal_f64(x), x);
+        assert!(super::decimal_f64(f32::NAN).is_nan());
     }
 }

@@ -346,7 +346,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                     XpbdError::BodyNotARotation { body, source }
                 } else {
                     XpbdError::Diverged {
-                        time: self.time.to_f64(),
+                        time: crate::lie::real::decimal_f64(self.time),
                         body,
                     }
                 }
@@ -365,7 +365,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
         self.substep_time = self.time;
         if let Some(i) = self.bodies.iter().position(|b| !b.is_finite()) {
             return Err(XpbdError::Diverged {
-                time: self.time.to_f64(),
+                time: crate::lie::real::decimal_f64(self.time),
                 body: i,
             });
         }
