@@ -330,29 +330,33 @@ impl<T: Real> RotationNewton<T> {
             self.converged = true;
             return;
         }
-        let near = self.tol_sq * c::<T>(CONVERGED_WITHIN * CONVERGED_WITHIN);
-        self.converged = r2 <= near;
+        // Set only where the iteration stops (`converged` is false while it goes on).
+        let near = |r2: T| r2 <= self.tol_sq * c::<T>(CONVERGED_WITHIN * CONVERGED_WITHIN);
         if let Some((p2, d)) = self.prev {
             if r2 > p2 * c::<T>(0.25) {
-                if r2 > p2 {
+                let kept = if r2 > p2 {
                     self.delta = d;
-                    self.converged = p2 <= near;
-                }
+                    p2
+                } else {
+                    r2
+                };
+                self.converged = near(kept);
                 return;
             }
         }
         let jac = newton_jacobian(&i, &phi, h, a, b, &ip);
         let Some(step) = solve3(&jac, &g) else {
+            self.converged = near(r2);
             return;
         };
         let next = self.delta - step;
         if !next.iter().all(|x| x.is_finite()) {
+            self.converged = near(r2);
             return;
         }
         self.prev = Some((r2, self.delta));
         self.delta = next;
         self.active = true;
-        self.converged = false;
     }
 }
 
@@ -385,17 +389,30 @@ fn newton_jacobian<T: Real>(
     );
     let t2 = phi.norm_squared();
     if t2 >= c::<T>(EXACT_JACOBIAN_FROM * EXACT_JACOBIAN_FROM) {
-        // The derivatives of a and b, ∇a = (a′/θ)φ, ∇b = (b′/θ)φ, with
-        // a′/θ = β − b (β = (θ − sin θ)/θ³) and b′/θ of `alpha_prime_over_theta`:
-        // h·(𝓘φ ∇aᵀ + (φ × 𝓘φ) ∇bᵀ), one rank-one update along φᵀ, completes
-        // the Jacobian ([`RotationNewton`] docs).
-        let t = t2.sqrt();
-        let da = crate::lie::so3::beta(t) - b;
-        let db = crate::lie::so3::alpha_prime_over_theta(t);
-        let gyro = phi.cross(ip);
-        jac += (ip * (da * h) + gyro * (db * h)) * phi.transpose();
+        jac += coefficient_derivatives(phi, h, b, ip, t2);
     }
     jac
+}
+
+/// The part of [`newton_jacobian`] from the derivatives of a and b at φ (θ² = `t2`,
+/// b and 𝓘φ given): ∇a = (a′/θ)φ, ∇b = (b′/θ)φ, with a′/θ = β − b
+/// (β = (θ − sin θ)/θ³) and b′/θ of `alpha_prime_over_theta`, give
+/// h·(𝓘φ ∇aᵀ + (φ × 𝓘φ) ∇bᵀ), one rank-one matrix along φᵀ
+/// (`proofs/rotational_prediction.md`). Out of line: only fast spins need it.
+#[cold]
+#[inline(never)]
+fn coefficient_derivatives<T: Real>(
+    phi: &Vector3<T>,
+    h: T,
+    b: T,
+    ip: &Vector3<T>,
+    t2: T,
+) -> nalgebra::Matrix3<T> {
+    let t = t2.sqrt();
+    let da = crate::lie::so3::beta(t) - b;
+    let db = crate::lie::so3::alpha_prime_over_theta(t);
+    let gyro = phi.cross(ip);
+    (ip * (da * h) + gyro * (db * h)) * phi.transpose()
 }
 
 /// Solves the 3×3 system `m x = b` by the adjugate (Cramer's rule through cross products
