@@ -111,6 +111,16 @@
 //! (the null space of A) is left to rounding. A free row with a zero diagonal (its gradient is zero on every dynamic
 //! body and it is hard) cannot be moved and is left out (Δλ = 0).
 //!
+//! Not damped: a system that is only nearly singular, with every pivot above that
+//! threshold. A chain of hard joints pinned at both ends at exactly its length, under
+//! gravity, is one: its rows have no solution, and as the chain leaves the straight
+//! line by an angle φ, the pivot of its lengthwise rows is O(φ²)·A_jj, so the Newton
+//! step grows like 1/φ². The direct projection then overshoots and the joints come
+//! apart: a 3-link chain of spherical joints from the world to a fixed body, Δt = 1 ms,
+//! one iteration, had its hard rows violated by up to 2.9e2 (m or rad) within 0.5 s
+//! and gained 1.4e11 J, where Gauss–Seidel projections kept the constraint residual
+//! below 1.2e-4.
+//!
 //! If neither regularised matrix can be factored, or an entry of A, the right-hand side
 //! or Δλ is not finite (NaN or infinite C, ∇C or state), the projection changes
 //! nothing: bodies and λ stay as they were, [`DirectGroupStats::failed`] counts it, and
