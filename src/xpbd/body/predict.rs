@@ -178,9 +178,11 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 /// entry: off the diagonal, (φ̂𝓘 − (𝓘φ)^)ᵢⱼ = φ̂ᵢⱼ(Iⱼ − Iₖ), k the third index.
 /// From |φ| ≥ 0.1 rad on, where that gain would no longer reach the tolerance within
 /// the 8 iterations (the iteration stalled from |φ| ≈ 0.4 rad on), the derivatives are
-/// included: ∇a = (a′/θ)φ with a′/θ = β − b (β = (θ − sin θ)/θ³, [`crate::lie::so3::beta`]) and
-/// ∇b = (b′/θ)φ ([`crate::lie::so3::alpha_prime_over_theta`]) add the rank-one term
-/// (a′/θ·𝓘φ + b′/θ·φ × 𝓘φ)φᵀ, and the iteration converges quadratically.
+/// included: ∇a = (a′/θ)φ with a′/θ = β − b (β = (θ − sin θ)/θ³,
+/// [`crate::lie::so3::beta`]) and ∇b = (b′/θ)φ
+/// ([`crate::lie::so3::alpha_prime_over_theta`]) add the rank-one term
+/// (a′/θ·𝓘φ + b′/θ·φ × 𝓘φ)φᵀ, and the iteration converges quadratically
+/// (`proofs/rotational_prediction.md`).
 /// The iteration stops when the residual is below ε/2·h|Π| (the round-off of the
 /// right side: a looser stop leaves a residual of one sign step after step, which
 /// f32 turns into an energy drift), or when an iteration no longer halves the
@@ -192,11 +194,12 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 /// state. An iteration that ends without converging (its residual above 100 times the
 /// tolerance) has no energy guarantee: its Ω is scaled down, where needed, to the
 /// kinetic energy ½ωᵀ𝓘ω + hτ·Ω, so that a body spinning faster than the step can
-/// follow keeps its energy instead of gaining some at every step (19 free bodies
-/// with anisotropic inertia at up to 1,400 rad/s, h = 1 ms, reached 1e257 J within 8
-/// steps before). The angular momentum of such a step is not conserved. Without torque, when the inertia is isotropic or φ × 𝓘φ at φ = hω is
-/// exactly zero (a spin about a principal axis, as in the planar pendulum, or no
-/// spin), Ω = ω solves the equation exactly (φ × 𝓘φ = 0, so both sides are a·𝓘φ)
+/// follow never gains energy from the prediction (it may lose some, until its spin is
+/// one the step can follow; before, 19 free bodies with anisotropic inertia at up to
+/// 1,400 rad/s, h = 1 ms, reached 1e257 J within 8 steps). The angular momentum of
+/// such a step is not conserved. Without torque, when the inertia is isotropic or
+/// φ × 𝓘φ at φ = hω is exactly zero (a spin about a principal axis, as in the planar
+/// pendulum, or no spin), Ω = ω solves the equation exactly (φ × 𝓘φ = 0, so both sides are a·𝓘φ)
 /// and no iteration is made (for an isotropic body, the rounding of the computed
 /// φ × 𝓘φ is not iterated on). Otherwise Ω = ω is still taken without iteration
 /// when its residual a·𝓘φ + b·φ × 𝓘φ − (a·𝓘φ − b·φ × 𝓘φ + h²τ) already meets the
