@@ -441,7 +441,7 @@ fn solve3<T: Real>(m: &nalgebra::Matrix3<T>, b: &Vector3<T>) -> Option<Vector3<T
 
 #[cfg(test)]
 mod tests {
-    use super::{lhs, newton_jacobian, predict_bodies, solve3, BATCH, EXACT_JACOBIAN_FROM};
+    use super::{lhs, newton_jacobian, predict_bodies, solve3, BATCH};
     use crate::lie::real::{abs_max3, c, inverse_binade};
     use crate::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
     use crate::xpbd::Body;
@@ -565,38 +565,50 @@ mod tests {
 
     /// The Newton Jacobian against central differences of the left side in Ω, from
     /// |hΩ| = 0.1 rad (where the derivatives of a and b are included) to 1.4 rad, at
-    /// random triaxial inertias and directions (f64, a deterministic sequence). Step
-    /// 1e-5 rad in φ: the truncation error is O(1e-10) relative and the round-off
-    /// ε·|a𝓘φ|/1e-5 ≈ 1e-10 of the derivative's size, so 1e-7 of the largest entry
-    /// (the finite-difference tolerance of the Lie toolkit's f64 checks) holds with
-    /// margin; the Jacobian without the derivatives misses by O(θ²), ≥ 1e-3 here.
-    #[test]
-    fn newton_jacobian_matches_finite_differences() {
+    /// random triaxial inertias and directions (a deterministic sequence), in `T`, with
+    /// step `step` (rad, in φ) and tolerance `tol` (relative to the largest entry).
+    fn jacobian_matches_differences<T: Real>(step: f64, tol: f64) {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        let h = 1e-3_f64;
+        let h = c::<T>(1e-3);
         for _ in 0..2000 {
-            let i = Vector3::from_fn(|_, _| rng.random_range(0.2..6.0));
+            let i = Vector3::from_fn(|_, _| c::<T>(rng.random_range(0.2..6.0)));
             let dir = Vector3::from_fn(|_, _| rng.random_range(-1.0..1.0_f64)).normalize();
-            let theta = rng.random_range(EXACT_JACOBIAN_FROM..1.4);
-            let omega = dir * (theta / h);
+            let theta = rng.random_range(super::EXACT_JACOBIAN_FROM..1.4);
+            let omega = dir.map(|x| c::<T>(x * theta)) / h;
             let phi = omega * h;
             let (a, b, ip, _) = lhs(&i, &phi);
             let jac = newton_jacobian(&i, &phi, h, a, b, &ip);
-            let d = 1e-5 / h;
+            let d = c::<T>(step) / h;
             let scale = jac.abs().max();
             for k in 0..3 {
                 let mut e = Vector3::zeros();
                 e[k] = d;
                 let plus = lhs(&i, &((omega + e) * h)).3;
                 let minus = lhs(&i, &((omega - e) * h)).3;
-                let fd = (plus - minus) / (2.0 * d);
+                let fd = (plus - minus) / (c::<T>(2.0) * d);
                 let err = (fd - jac.column(k)).abs().max();
                 assert!(
-                    err <= 1e-7 * scale,
-                    "θ = {theta}, 𝓘 = {i:?}, column {k}: error {err:e} of {scale:e}"
+                    err <= c::<T>(tol) * scale,
+                    "{}: θ = {theta}, 𝓘 = {i:?}, column {k}: error {:e} of {:e}",
+                    T::NAME,
+                    err.to_f64(),
+                    scale.to_f64()
                 );
             }
         }
+    }
+
+    /// [`jacobian_matches_differences`] in both scalars (the solve has no rotation
+    /// representation: it works on vectors). f64: step 1e-5 rad, truncation O(1e-10)
+    /// relative, round-off ε·|a𝓘φ|/1e-5 ≈ 1e-10 of the derivative's size, tolerance
+    /// 1e-7 (the Lie toolkit's f64 finite-difference tolerance). f32: step 1e-2 rad,
+    /// truncation O(1e-4), round-off 1.2e-7/1e-2 ≈ 1e-5, tolerance 1e-3 (the toolkit's
+    /// f32 pair). The Jacobian without the derivatives misses by O(θ²), 1.3e-3 of the
+    /// largest entry in f64.
+    #[test]
+    fn newton_jacobian_matches_finite_differences() {
+        jacobian_matches_differences::<f64>(1e-5, 1e-7);
+        jacobian_matches_differences::<f32>(1e-2, 1e-3);
     }
 }
