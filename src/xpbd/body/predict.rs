@@ -199,10 +199,10 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 /// 1,400 rad/s, h = 1 ms, reached 1e257 J within 8 steps). The angular momentum of
 /// such a step is not conserved. Without torque, when the inertia is isotropic or
 /// φ × 𝓘φ at φ = hω is exactly zero (a spin about a principal axis, as in the planar
-/// pendulum, or no spin), Ω = ω solves the equation exactly (φ × 𝓘φ = 0, so both sides are a·𝓘φ)
-/// and no iteration is made (for an isotropic body, the rounding of the computed
-/// φ × 𝓘φ is not iterated on). Otherwise Ω = ω is still taken without iteration
-/// when its residual a·𝓘φ + b·φ × 𝓘φ − (a·𝓘φ − b·φ × 𝓘φ + h²τ) already meets the
+/// pendulum, or no spin), Ω = ω solves the equation exactly (φ × 𝓘φ = 0, so both
+/// sides are a·𝓘φ) and no iteration is made (for an isotropic body, the rounding of
+/// the computed φ × 𝓘φ is not iterated on). Otherwise Ω = ω is still taken without
+/// iteration when its residual a·𝓘φ + b·φ × 𝓘φ − (a·𝓘φ − b·φ × 𝓘φ + h²τ) already meets the
 /// stopping rule: a rod node (𝓘 = (I, I, 2I)) bending with a twist rate of
 /// round-off size, whose residual is 2b·φ × 𝓘φ ≈ h|ω_twist| relative. This skips the
 /// linearised guess and one evaluation of the left side (callgrind, cantilever of
