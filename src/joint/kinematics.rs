@@ -110,7 +110,7 @@ fn mul_frame_transpose<T: Real, G: LieGroup<T>>(m: &Matrix3<T>, j: &G, plain: bo
     if plain {
         *m
     } else {
-        m * j.to_matrix().transpose()
+        crate::lie::fma::mat3_mul_tr(m, &j.to_matrix())
     }
 }
 
@@ -464,7 +464,8 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
     /// [`Self::relative_position_gradient`] in structured form.
     #[inline(always)]
     pub(crate) fn relative_position_rows(&self) -> Rows3<T> {
-        let rbar1_t = self.joint_rotation(0).to_matrix().transpose();
+        let rbar1 = self.joint_rotation(0).to_matrix();
+        let rbar1_t = rbar1.transpose();
         let (p1, r1) = (self.body[0].position, self.body[0].rotation);
         // D_{R₁}: (R̄₁ᵀd̄)^J₁ᵀ + J₁ᵀr̂₁ = J₁ᵀ(R₁ᵀ(p̄₂ − p₁))^, d̄ = p̄₂ − p̄₁.
         let p2bar = self.frame[1].world_position(&self.body[1].position, &self.body[1].rotation);
@@ -472,13 +473,15 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
         let rot1 = if self.plain[0] {
             d1
         } else {
-            self.frame[0].rotation.to_matrix().transpose() * d1
+            crate::lie::fma::mat3_tr_mul(&self.frame[0].rotation.to_matrix(), &d1)
         };
         // D_{R₂}: R̄₁ᵀ·D_{R₂}(R₂r₂) = −R̄₁ᵀR₂r̂₂ (20).
-        let rot2 = rbar1_t
-            * self.body[1]
+        let rot2 = crate::lie::fma::mat3_tr_mul(
+            &rbar1,
+            &self.body[1]
                 .rotation
-                .jacobian_act(&self.frame[1].translation);
+                .jacobian_act(&self.frame[1].translation),
+        );
         Rows3 {
             value: self.relative_position(),
             pos: [PosCols::Matrix(-rbar1_t), PosCols::Matrix(rbar1_t)],

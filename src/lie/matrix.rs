@@ -139,7 +139,7 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
     #[inline]
     fn compose(&self, other: &Self) -> Self {
         Self {
-            m: self.m * other.m,
+            m: super::fma::mat3_mul(&self.m, &other.m),
         }
     }
 
@@ -152,12 +152,12 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
 
     #[inline]
     fn act(&self, v: &Vector3<T>) -> Vector3<T> {
-        self.m * v
+        super::fma::mat3_mul_vec(&self.m, v)
     }
 
     #[inline]
     fn act_inv(&self, v: &Vector3<T>) -> Vector3<T> {
-        self.m.tr_mul(v)
+        super::fma::mat3_tr_mul_vec(&self.m, v)
     }
 
     #[inline]
@@ -192,7 +192,7 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
     #[inline]
     fn from_unit_quaternion_unchecked(q: &UnitQuaternion<T>) -> Self {
         Self {
-            m: q.to_rotation_matrix().into_inner(),
+            m: super::fma::quat_to_mat3(q),
         }
     }
 
@@ -216,7 +216,7 @@ impl<T: Real> LieGroup<T> for SO3Matrix<T> {
 
     #[inline]
     fn boxminus(&self, other: &Self) -> Vector3<T> {
-        so3::log_matrix(&other.m.tr_mul(&self.m))
+        so3::log_matrix(&super::fma::mat3_tr_mul(&other.m, &self.m))
     }
 }
 
@@ -339,7 +339,9 @@ macro_rules! impl_mul {
             type Output = SO3Matrix<T>;
             #[inline]
             fn mul(self, rhs: $rhs) -> SO3Matrix<T> {
-                SO3Matrix { m: self.m * rhs.m }
+                SO3Matrix {
+                    m: super::fma::mat3_mul(&self.m, &rhs.m),
+                }
             }
         }
     )+};
@@ -358,7 +360,8 @@ macro_rules! impl_mul_vector {
             type Output = Vector3<T>;
             #[inline]
             fn mul(self, rhs: $rhs) -> Vector3<T> {
-                self.m * rhs
+                #[allow(clippy::needless_borrow)]
+                super::fma::mat3_mul_vec(&self.m, &rhs)
             }
         }
     )+};
@@ -374,6 +377,6 @@ impl_mul_vector! {
 impl<T: Real> std::ops::MulAssign<SO3Matrix<T>> for SO3Matrix<T> {
     #[inline]
     fn mul_assign(&mut self, rhs: SO3Matrix<T>) {
-        self.m *= rhs.m;
+        self.m = super::fma::mat3_mul(&self.m, &rhs.m);
     }
 }

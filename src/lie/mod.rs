@@ -49,6 +49,7 @@
 //! exact values over [0, π] in both precisions ([`so3`] module docs, [`Real`]).
 
 pub mod error;
+pub(crate) mod fma;
 pub mod group;
 pub mod matrix;
 mod mean;

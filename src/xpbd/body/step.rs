@@ -41,7 +41,8 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         if self.corrected {
             let a = self.predicted_angular_velocity * h;
             let full = || {
-                let increment = self.rotation_increment * self.correction;
+                let increment =
+                    crate::lie::fma::quat_mul(&self.rotation_increment, &self.correction);
                 <UnitQuaternion<T> as LieGroup<T>>::log(&increment) - a
             };
             let d = rotation_change(&a, &self.correction, full);
@@ -104,7 +105,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
         self.corrected = true;
         // One Exp serves the correction product and the orientation (R ⊞ δθ = R·Exp(δθ)).
         let e = <UnitQuaternion<T> as LieGroup<T>>::exp(dtheta);
-        self.correction *= e;
+        self.correction = crate::lie::fma::quat_mul(&self.correction, &e);
         self.add_rotation(&e, compose && !self.defer_compose);
     }
 
@@ -164,7 +165,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// Returns `orientation` (the value it holds after the call).
     #[inline(always)]
     pub(super) fn add_rotation(&mut self, q: &UnitQuaternion<T>, compose: bool) -> G {
-        let since_base = self.since_base * q;
+        let since_base = crate::lie::fma::quat_mul(&self.since_base, q);
         let v = since_base.imag();
         let limit = crate::lie::real::c::<T>(FOLD_SIN_HALF);
         // Each field stored from the value, never reloaded right after (`two_sum`).

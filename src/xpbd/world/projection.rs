@@ -2,6 +2,7 @@
 //! (124) with its fixed-size solve ([`super::small_spd`]).
 
 use super::{GradientLayout, World};
+use crate::lie::fma::fmadd;
 use crate::lie::{LieGroup, Real};
 use crate::xpbd::constraint::{ConstraintEval, MAX_BODIES, MAX_ROWS};
 use nalgebra::{SVector, Vector3};
@@ -201,7 +202,7 @@ fn block_n<T: Real, const N: usize, const K: usize, const UNIT: bool>(
                     // Row c alone has an entry in column c.
                     if c < K {
                         let x = g[(c, c)] * w[c];
-                        a[c][c] += x * g[(c, c)];
+                        a[c][c] = fmadd(x, g[(c, c)], a[c][c]);
                     }
                     continue;
                 }
@@ -215,7 +216,7 @@ fn block_n<T: Real, const N: usize, const K: usize, const UNIT: bool>(
                     let x = gc[i] * wc;
                     for j in 0..N {
                         if j <= i {
-                            a[i][j] += x * gc[j];
+                            a[i][j] = fmadd(x, gc[j], a[i][j]);
                         }
                     }
                 }
@@ -240,12 +241,12 @@ fn block_n<T: Real, const N: usize, const K: usize, const UNIT: bool>(
                 let mut acc = T::zero();
                 if c < 3 && UNIT {
                     if c < K {
-                        acc += g[(c, c)] * dl[c];
+                        acc = fmadd(g[(c, c)], dl[c], acc);
                     }
                 } else {
                     for (i, d) in dl.iter().enumerate() {
                         if c >= 3 || i < K {
-                            acc += g[(i, c)] * *d;
+                            acc = fmadd(g[(i, c)], *d, acc);
                         }
                     }
                 }

@@ -30,6 +30,7 @@
 //! ([`inverse_binade`]: exact, and the identity in `f64`), so that bodies of 1e-9 kg
 //! (entries of 1e9 and more) do not overflow; LDLᵀ scales with A and needs no such step.
 
+use crate::lie::fma::fmadd;
 use crate::lie::real::{c, inverse_binade};
 use crate::lie::Real;
 
@@ -58,13 +59,13 @@ pub(super) fn solve_fixed<T: Real, const N: usize>(a: &mut [[T; N]; N], b: &mut 
 #[inline(always)]
 fn sym3_adjugate<T: Real>(p: &[[T; 3]; 3]) -> ([[T; 3]; 3], T, T) {
     let (p00, p10, p11, p20, p21, p22) = (p[0][0], p[1][0], p[1][1], p[2][0], p[2][1], p[2][2]);
-    let c00 = p11 * p22 - p21 * p21;
-    let c01 = p21 * p20 - p10 * p22;
-    let c02 = p10 * p21 - p11 * p20;
-    let c11 = p00 * p22 - p20 * p20;
-    let c12 = p10 * p20 - p00 * p21;
-    let c22 = p00 * p11 - p10 * p10;
-    let det = p00 * c00 + p10 * c01 + p20 * c02;
+    let c00 = fmadd(p11, p22, -(p21 * p21));
+    let c01 = fmadd(p21, p20, -(p10 * p22));
+    let c02 = fmadd(p10, p21, -(p11 * p20));
+    let c11 = fmadd(p00, p22, -(p20 * p20));
+    let c12 = fmadd(p10, p20, -(p00 * p21));
+    let c22 = fmadd(p00, p11, -(p10 * p10));
+    let det = fmadd(p20, c02, fmadd(p10, c01, p00 * c00));
     (
         [[c00, c01, c02], [c01, c11, c12], [c02, c12, c22]],
         c22,
@@ -86,12 +87,12 @@ fn minors_fail<T: Real>(p00: T, m2: T, det: T, d: [T; 3]) -> bool {
 /// `m·v` for a 3×3 `m` (all entries used).
 #[inline(always)]
 fn mul3<T: Real>(m: &[[T; 3]; 3], v: &[T; 3]) -> [T; 3] {
-    std::array::from_fn(|i| m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2])
+    std::array::from_fn(|i| fmadd(m[i][2], v[2], fmadd(m[i][1], v[1], m[i][0] * v[0])))
 }
 
 #[inline(always)]
 fn dot3<T: Real>(a: &[T; 3], b: &[T; 3]) -> T {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    fmadd(a[2], b[2], fmadd(a[1], b[1], a[0] * b[0]))
 }
 
 /// Solves `A x = b` for a symmetric positive definite `A` of fixed size 3 ≤ `N` ≤ 6
@@ -128,13 +129,13 @@ pub(super) fn schur_solve_fixed<T: Real, const N: usize>(a: &[[T; N]; N], b: &mu
         if r < k {
             rows[r] = [e(3 + r, 0), e(3 + r, 1), e(3 + r, 2)];
             y[r] = mul3(&adj, &rows[r]);
-            t[r] = b[3 + r] - dot3(&rows[r], &z) * inv;
+            t[r] = fmadd(-dot3(&rows[r], &z), inv, b[3 + r]);
         }
     }
     for r in 0..3 {
         for q in 0..3 {
             if r < k && q <= r {
-                sm[r][q] = e(3 + r, 3 + q) - dot3(&rows[r], &y[q]) * inv;
+                sm[r][q] = fmadd(-dot3(&rows[r], &y[q]), inv, e(3 + r, 3 + q));
             }
         }
     }
@@ -174,7 +175,7 @@ pub(super) fn schur_solve_fixed<T: Real, const N: usize>(a: &[[T; N]; N], b: &mu
         let mut acc = z[i];
         for r in 0..3 {
             if r < k {
-                acc -= y[r][i] * xq[r];
+                acc = fmadd(-y[r][i], xq[r], acc);
             }
         }
         b[i] = acc * inv * s;
