@@ -143,3 +143,17 @@ pub(crate) fn mat3_mul_tr<T: Real>(
         )
     })
 }
+
+/// a·s + y for a vector a, a scalar s and a vector y, componentwise with [`fmadd`].
+#[inline(always)]
+pub(crate) fn axpy3<T: Real>(
+    a: &nalgebra::Vector3<T>,
+    s: T,
+    y: &nalgebra::Vector3<T>,
+) -> nalgebra::Vector3<T> {
+    nalgebra::Vector3::new(
+        fmadd(a.x, s, y.x),
+        fmadd(a.y, s, y.y),
+        fmadd(a.z, s, y.z),
+    )
+}

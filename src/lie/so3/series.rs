@@ -2,6 +2,7 @@
 //! below the per-precision cut-offs of [`Real`] ([`SeriesCut`]), by Estrin's scheme or
 //! Horner's rule ([`poly`]).
 
+use crate::lie::fma::fmadd;
 use crate::lie::real::{c, Real, SeriesCut};
 
 /// The polynomial in θ² ([`poly`]) of the first `cut.terms` of `coeffs` (the series coefficients of
@@ -55,7 +56,7 @@ fn horner<T: Real>(x: T, coeffs: &[f64]) -> T {
     };
     let mut acc = c::<T>(last);
     for &k in rest.iter().rev() {
-        acc = acc * x + c::<T>(k);
+        acc = fmadd(acc, x, c::<T>(k));
     }
     acc
 }
@@ -95,7 +96,7 @@ fn estrin<T: Real>(x: T, coeffs: &[f64]) -> T {
     let mut p = [T::zero(); 8];
     for j in 0..8 {
         if 2 * j + 1 < n {
-            p[j] = k(2 * j) + k(2 * j + 1) * x;
+            p[j] = fmadd(k(2 * j + 1), x, k(2 * j));
         } else if 2 * j < n {
             p[j] = k(2 * j);
         }
@@ -104,7 +105,7 @@ fn estrin<T: Real>(x: T, coeffs: &[f64]) -> T {
     let mut q = [T::zero(); 4];
     for j in 0..4 {
         if 4 * j + 2 < n {
-            q[j] = p[2 * j] + p[2 * j + 1] * x2;
+            q[j] = fmadd(p[2 * j + 1], x2, p[2 * j]);
         } else if 4 * j < n {
             q[j] = p[2 * j];
         }
@@ -113,12 +114,12 @@ fn estrin<T: Real>(x: T, coeffs: &[f64]) -> T {
         return q[0];
     }
     let x4 = x2 * x2;
-    let lo = q[0] + q[1] * x4;
+    let lo = fmadd(q[1], x4, q[0]);
     if n <= 8 {
         return lo;
     }
-    let hi = if n > 12 { q[2] + q[3] * x4 } else { q[2] };
-    lo + hi * (x4 * x4)
+    let hi = if n > 12 { fmadd(q[3], x4, q[2]) } else { q[2] };
+    fmadd(hi, x4 * x4, lo)
 }
 
 /// As [`series`], by Horner's rule in f64 for both scalars, rounded to `T` once (for

@@ -18,6 +18,7 @@
 //! after are in the commit that introduced the stages.)
 
 use super::*;
+use crate::lie::fma::axpy3;
 use crate::lie::real::{abs_max3, c, inverse_binade};
 
 /// Bodies predicted together (module docs: stages). Eight keep a batch's bodies and their
@@ -240,7 +241,7 @@ struct RotationNewton<T: Real> {
 fn lhs<T: Real>(i: &Vector3<T>, phi: &Vector3<T>) -> (T, T, Vector3<T>, Vector3<T>) {
     let (a, b) = crate::lie::so3::sinc_alpha_sq(phi.norm_squared());
     let ip = i.component_mul(phi);
-    (a, b, ip, ip * a + phi.cross(&ip) * b)
+    (a, b, ip, axpy3(&phi.cross(&ip), b, &(ip * a)))
 }
 
 impl<T: Real> RotationNewton<T> {
@@ -259,7 +260,7 @@ impl<T: Real> RotationNewton<T> {
             return None;
         }
         let (a, b) = crate::lie::so3::sinc_alpha_sq(phi_w.norm_squared());
-        let target = ip * a - gyro_phi * b + body.torque * (h * h);
+        let target = axpy3(&gyro_phi, -b, &(ip * a)) + body.torque * (h * h);
         let half = c::<T>(0.5);
         let tol = T::default_epsilon() * half;
         // The squared residuals are compared scaled by a power of two from the
@@ -270,7 +271,7 @@ impl<T: Real> RotationNewton<T> {
         // Ω = ω when it already meets the stopping rule: its residual
         // a·𝓘φ + b·φ × 𝓘φ − target is formed from the terms above (a rod node,
         // 𝓘 = (I, I, 2I), bending with a round-off twist rate).
-        let g0 = ip * a + gyro_phi * b - target;
+        let g0 = axpy3(&gyro_phi, b, &(ip * a)) - target;
         if (g0 * scale).norm_squared() <= tol_sq {
             return None;
         }
@@ -435,7 +436,7 @@ fn solve3<T: Real>(m: &nalgebra::Matrix3<T>, b: &Vector3<T>) -> Option<Vector3<T
     if det == T::zero() {
         return None;
     }
-    let x = (c0 * b.x + c1 * b.y + c2 * b.z) / det;
+    let x = axpy3(&c2, b.z, &axpy3(&c1, b.y, &(c0 * b.x))) / det;
     x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
