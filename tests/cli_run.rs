@@ -163,6 +163,39 @@ fn check_jacobians_passes_on_the_shipped_scene() {
     assert!(!text.contains("FAIL"));
 }
 
+/// New-user finding: `check-jacobians` failed every normed ("scalar" mode) joint and the
+/// normed prescribed frame at the initial state, where the joints are satisfied and the
+/// norms have their kink (C = 0, gradient undefined). Such states are now skipped like
+/// the limits' kinks, and the random states pass.
+#[test]
+fn check_jacobians_skips_the_kink_of_scalar_mode_norms() {
+    let dir = tempfile::tempdir().unwrap();
+    for scene in ["pendulum", "rps"] {
+        let out = run(
+            &[
+                "check-jacobians",
+                scene,
+                "--set",
+                "solver.mode=scalar",
+                "--states",
+                "8",
+            ],
+            dir.path(),
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{scene}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!text.contains("FAIL"), "{scene}: {text}");
+        assert!(
+            text.contains("skipped"),
+            "{scene}: the kink state is reported: {text}"
+        );
+    }
+}
+
 /// check-jacobians covers rods: the shear-locking cantilever's 3 Gauss points, in all
 /// four combinations (`tests/rod_check_jacobians.rs` checks every shipped rod scene).
 #[test]
@@ -208,6 +241,34 @@ fn compare_reports_representation_and_precision_differences() {
         .as_f64()
         .unwrap();
     assert!(d < 1e-8, "{d}");
+    assert!(dir.path().join("c/compare.csv").is_file());
+}
+
+/// New-user finding: `compare` exited 0 when its runs diverged, where `run` exits 3.
+/// A link placed at 1e30 m makes the f32 runs diverge at once.
+#[test]
+fn compare_exits_3_when_a_run_diverges() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "compare",
+            "pendulum",
+            "--seconds",
+            "0.01",
+            "--set",
+            "bodies.link0.position=[1e30,0,0]",
+            "--out",
+            "c",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("diverged at step"));
     assert!(dir.path().join("c/compare.csv").is_file());
 }
 
@@ -961,6 +1022,55 @@ fn second_run_into_a_folder_removes_the_first_runs_leftovers() {
     assert!(!d.join("vtk/frame_000000.vtp").exists() && !d.join("vtk/frames.pvd").exists());
     // New-user finding: an empty vtk/ was left behind; the emptied folder goes too.
     assert!(!d.join("vtk").exists(), "empty vtk/ left");
+}
+
+/// New-user finding: a run into a folder that no run had written deleted the user's own
+/// files that merely had a run file's name (`states.csv`, `lambda.csv`, a
+/// `vtk/frame_000001.vtp`). Only files an earlier run's summary lists are removed.
+#[test]
+fn run_keeps_a_users_own_files_of_run_file_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("own");
+    std::fs::create_dir_all(d.join("vtk")).unwrap();
+    for name in [
+        "states.csv",
+        "lambda.csv",
+        "velocities.csv",
+        "vtk/frame_000001.vtp",
+    ] {
+        std::fs::write(d.join(name), "my,own,data\n1,2,3\n").unwrap();
+    }
+    let out = run(
+        &[
+            "run",
+            "pendulum",
+            "--seconds",
+            "0.01",
+            "--set",
+            "run.record=[\"residuals\"]",
+            "--out",
+            "own",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in [
+        "states.csv",
+        "lambda.csv",
+        "velocities.csv",
+        "vtk/frame_000001.vtp",
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(d.join(name)).unwrap(),
+            "my,own,data\n1,2,3\n",
+            "{name} was not the run's and must be kept"
+        );
+    }
+    assert!(d.join("residuals.csv").is_file());
 }
 
 /// Review finding: the CSV files had no t = 0 row, and the final state was dropped when

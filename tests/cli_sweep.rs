@@ -156,6 +156,13 @@ fn emitted_jobs_are_self_contained_and_merge() {
     );
     let csv = fs::read_to_string(dir.path().join("m/sweep.csv")).unwrap();
     assert_eq!(csv.lines().count(), 4, "{csv}");
+    // New-user finding: a folder named twice was merged twice ("8 runs merged" for 4).
+    // Each run is merged once, and the repeat is reported.
+    let twice = run(&["merge", "j", "j", "--out", "m3"], dir.path());
+    assert!(twice.status.success());
+    let csv3 = fs::read_to_string(dir.path().join("m3/sweep.csv")).unwrap();
+    assert_eq!(csv3.lines().count(), 4, "each run merged once: {csv3}");
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("merged once"));
     // A folder with no run in it is skipped with a warning, and nothing to merge exits 2.
     fs::create_dir(dir.path().join("empty")).unwrap();
     let none = run(&["merge", "empty", "--out", "m2"], dir.path());

@@ -193,7 +193,8 @@ struct RunCli {
     set: Vec<String>,
     /// Output folder (default: out/<scene name>); created if missing. It holds one run:
     /// files of the same names are replaced, and the run files (and vtk frames) an
-    /// earlier run wrote there and this one does not are removed; other files stay.
+    /// earlier run wrote there (as its summary.json lists them) and this one does not
+    /// are removed; other files stay.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Also write a ParaView time series (DIR/vtk/frames.pvd and one .vtp per row).

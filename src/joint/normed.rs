@@ -440,6 +440,20 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> fmt::Debug for NormedJoint<T, G, K>
     }
 }
 
+/// The smallest of the norms `values` (NaN if one is NaN): the distance of a state from
+/// the nearest kink of normed rows ([`Constraint::kink_distance`]).
+pub(crate) fn smallest_norm<T: Real>(values: &[T]) -> T {
+    values
+        .iter()
+        .fold(T::max_value().unwrap_or_else(T::one), |m, &v| {
+            if v.is_nan() || m.is_nan() {
+                v + m
+            } else {
+                m.min(v.abs())
+            }
+        })
+}
+
 impl<T: Real, G: LieGroup<T>, K: NormedKind> Constraint<T, G> for NormedJoint<T, G, K> {
     /// `"<kind>(<body 1>, <body 2>)"`, a side being a body index or `world`, e.g.
     /// `"revolute_scalar(world, 0)"`.
@@ -491,6 +505,16 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> Constraint<T, G> for NormedJoint<T,
             "{} wrote a wrong number of rows",
             K::NAME
         );
+    }
+
+    /// The smallest row value: each row is a norm, whose gradient jumps where it is 0
+    /// (m for a position row, rad for a rotation row). `None` if a body id is not in
+    /// `bodies`.
+    fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
+        self.attachments.kinematics(bodies)?;
+        let mut out = ConstraintEval::default();
+        self.evaluate(bodies, &mut out);
+        Some(smallest_norm(&out.value.as_slice()[..Self::DIM]))
     }
 
     fn compliance(&self, row: usize) -> T {

@@ -375,6 +375,21 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
         true
     }
 
+    /// For the normed form, the smallest row value: each row is a norm, whose gradient
+    /// jumps where it is 0 (m for the position row, rad for the rotation row); `None`
+    /// for the vector form (smooth) or if the body is not in `bodies`.
+    fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
+        if !self.normed {
+            return None;
+        }
+        bodies.get(self.body.0)?;
+        let mut out = ConstraintEval::default();
+        self.evaluate(bodies, &mut out);
+        Some(super::normed::smallest_norm(
+            &out.value.as_slice()[..self.dim()],
+        ))
+    }
+
     fn compliance(&self, row: usize) -> T {
         self.compliance.get(row).copied().unwrap_or_else(T::zero)
     }

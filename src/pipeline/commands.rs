@@ -205,11 +205,7 @@ pub fn compare_command(
                 outln!("{c}");
             }
             outln!("\nOutputs written to {}", out.display());
-            ExitCode::from(if report.interrupted_at_step.is_some() {
-                130
-            } else {
-                0
-            })
+            ExitCode::from(compare_exit_code(&report))
         }
         Err(e) => {
             errln!("error: {e}");
@@ -219,6 +215,24 @@ pub fn compare_command(
             })
         }
     }
+}
+
+/// The exit code of a comparison, as `run` exits for its runs: 130 if it was
+/// interrupted, otherwise 3 if any run diverged (each named on stderr), otherwise 0.
+fn compare_exit_code(report: &crate::pipeline::compare::CompareReport) -> u8 {
+    if report.interrupted_at_step.is_some() {
+        return 130;
+    }
+    let mut code = 0;
+    for r in report
+        .runs
+        .iter()
+        .filter(|r| r.status == run::RunStatus::Diverged)
+    {
+        errln!("error: {} diverged at step {}", r.run, r.steps + 1);
+        code = 3;
+    }
+    code
 }
 
 /// `lie-xpbd sweep`: plans the cartesian product of the `set` axes

@@ -54,8 +54,9 @@ pub struct RunOptions {
     /// Scalar type.
     pub scalar: Scalar,
     /// The run's folder (created if missing; files of the same names are replaced, and
-    /// the run files and vtk frames an earlier run wrote there that this run does not
-    /// are removed once this run's files are written).
+    /// the run files and vtk frames an earlier run wrote there (as its `summary.json`
+    /// lists them) that this run does not are removed once this run's files are
+    /// written; other files are left alone).
     pub out: PathBuf,
     /// Called after every step with (steps done, steps planned); e.g. a progress bar.
     pub progress: Option<Progress>,
@@ -267,6 +268,8 @@ pub fn run_scene(
     let steps_planned = scene.steps()?;
     let mut sim = build_simulation(scene, opts.rotation, opts.scalar)?;
     let mut out = OutputDir::create(&opts.out).map_err(RunError::OutputDir)?;
+    // What an earlier run wrote here, by its summary, read before anything is replaced.
+    let earlier = earlier_run_files(&opts.out);
     // Temporaries of an earlier run into this folder that was killed before writing its
     // files (e.g. by a second Ctrl-C).
     out.remove_stale_temporaries();
@@ -457,16 +460,37 @@ pub fn run_scene(
     if let Err(e) = out.commit() {
         return Err(write_failed(e, summary));
     }
-    retire_stale_outputs(&opts.out, &summary.files, vtk_written);
+    retire_stale_outputs(&opts.out, &summary.files, &earlier, vtk_written);
     Ok(summary)
+}
+
+/// The files (relative to `dir`) that an earlier run into `dir` listed as written in its
+/// `summary.json`; empty if there is no such summary or it cannot be read (then no
+/// earlier run's files are known, and none are deleted).
+fn earlier_run_files(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|v| {
+            v.get("files")?.as_array().map(|files| {
+                files
+                    .iter()
+                    .filter_map(|f| f.as_str().map(str::to_string))
+                    .collect()
+            })
+        })
+        .unwrap_or_default()
 }
 
 /// After a run's files are committed, deletes what an earlier run into the same folder
 /// wrote and this run did not, so that the folder holds one run: the program's own run
-/// files (the channel CSVs, plots, `scene.toml`, summaries) not in `written`, and in
-/// `vtk/` the frames beyond the `vtk.0` written now and a `frames.pvd` this run did not
-/// write (`vtk.1`). Files of other names are never touched.
-fn retire_stale_outputs(dir: &Path, written: &[String], vtk: (usize, bool)) {
+/// files (the channel CSVs, plots, `scene.toml`, summaries) that the earlier run's
+/// summary lists (`earlier`) and that are not in `written`, and, if the earlier run
+/// wrote a ParaView series (`vtk/frames.pvd` in `earlier`), in `vtk/` the frames beyond
+/// the `vtk.0` written now and a `frames.pvd` this run did not write (`vtk.1`). Files
+/// no earlier run of the program wrote (a user's own files, even of the same names) are
+/// never touched.
+fn retire_stale_outputs(dir: &Path, written: &[String], earlier: &[String], vtk: (usize, bool)) {
     use crate::scene::Channel;
     let channels = [
         Channel::Residuals,
@@ -484,11 +508,15 @@ fn retire_stale_outputs(dir: &Path, written: &[String], vtk: (usize, bool)) {
     ]);
     for name in own {
         let path = dir.join(name);
-        if !written.iter().any(|w| w == name) && path.is_file() {
+        let stale = earlier.iter().any(|e| e == name) && !written.iter().any(|w| w == name);
+        if stale && path.is_file() {
             let _ = std::fs::remove_file(path);
         }
     }
-    super::vtk::remove_frames_from(&dir.join(super::vtk::VTK_DIR), vtk.0, vtk.1);
+    let pvd = format!("{}/{}", super::vtk::VTK_DIR, super::vtk::PVD_FILE);
+    if earlier.contains(&pvd) {
+        super::vtk::remove_frames_from(&dir.join(super::vtk::VTK_DIR), vtk.0, vtk.1);
+    }
 }
 
 /// The error of a run whose outputs could not all be written: its summary says so

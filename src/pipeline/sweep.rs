@@ -423,12 +423,26 @@ fn read_row(path: &Path) -> Result<MergedRow, SweepError> {
 /// are listed in [`MergeReport::skipped`], not errors.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, SweepError> {
     let mut report = MergeReport::default();
+    // Each run folder once, however many arguments name it (directly, or as a run
+    // of a sweep folder also given), compared by canonical path.
+    let mut seen = std::collections::HashSet::new();
+    let mut read_once = |report: &mut MergeReport, d: &Path| {
+        let key = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+        if !seen.insert(key) {
+            report.skipped.push(format!(
+                "'{}': the same run as an earlier argument, merged once",
+                d.display()
+            ));
+            return;
+        }
+        match read_row(d) {
+            Ok(r) => report.rows.push(r),
+            Err(e) => report.skipped.push(e.to_string()),
+        }
+    };
     for d in dirs {
         if d.join("summary.json").is_file() {
-            match read_row(d) {
-                Ok(r) => report.rows.push(r),
-                Err(e) => report.skipped.push(e.to_string()),
-            }
+            read_once(&mut report, d);
             continue;
         }
         let mut subs: Vec<PathBuf> = match std::fs::read_dir(d) {
@@ -450,10 +464,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, SweepError> {
         }
         subs.sort();
         for s in subs {
-            match read_row(&s) {
-                Ok(r) => report.rows.push(r),
-                Err(e) => report.skipped.push(e.to_string()),
-            }
+            read_once(&mut report, &s);
         }
     }
     let mut keys: Vec<String> = Vec::new();
