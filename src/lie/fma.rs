@@ -151,9 +151,5 @@ pub(crate) fn axpy3<T: Real>(
     s: T,
     y: &nalgebra::Vector3<T>,
 ) -> nalgebra::Vector3<T> {
-    nalgebra::Vector3::new(
-        fmadd(a.x, s, y.x),
-        fmadd(a.y, s, y.y),
-        fmadd(a.z, s, y.z),
-    )
+    nalgebra::Vector3::new(fmadd(a.x, s, y.x), fmadd(a.y, s, y.y), fmadd(a.z, s, y.z))
 }
