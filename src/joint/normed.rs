@@ -440,16 +440,17 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> fmt::Debug for NormedJoint<T, G, K>
     }
 }
 
-/// The smallest of the norms `values` (NaN if one is NaN): the distance of a state from
-/// the nearest kink of normed rows ([`Constraint::kink_distance`]).
+/// The smallest of the norms `values`, or NaN if one is not finite: the distance of a
+/// state from the nearest kink of normed rows ([`Constraint::kink_distance`]; NaN makes
+/// the gradient checker skip the state).
 pub(crate) fn smallest_norm<T: Real>(values: &[T]) -> T {
     values
         .iter()
         .fold(T::max_value().unwrap_or_else(T::one), |m, &v| {
-            if v.is_nan() || m.is_nan() {
-                v + m
-            } else {
+            if v.is_finite() && m.is_finite() {
                 m.min(v.abs())
+            } else {
+                crate::lie::real::c::<T>(f64::NAN)
             }
         })
 }
