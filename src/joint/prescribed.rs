@@ -375,9 +375,10 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
         true
     }
 
-    /// For the normed form, the smallest row value: each row is a norm, whose gradient
-    /// jumps where it is 0 (m for the position row, rad for the rotation row); `None`
-    /// for the vector form (smooth) or if the body is not in `bodies`.
+    /// For the normed form, the smallest row value, or 0 within the radius where a
+    /// norm's curvature defeats central differences
+    /// ([`super::normed::norm_kink_distance`]); `None` for the vector form (smooth) or
+    /// if the body is not in `bodies`.
     fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
         if !self.normed {
             return None;
@@ -385,7 +386,7 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
         bodies.get(self.body.0)?;
         let mut out = ConstraintEval::default();
         self.evaluate(bodies, &mut out);
-        Some(super::normed::smallest_norm(
+        Some(super::normed::norm_kink_distance(
             &out.value.as_slice()[..self.dim()],
         ))
     }

@@ -255,7 +255,10 @@ mod tests {
     fn horner_from_the_last_coefficient_is_the_sum_from_zero() {
         for x in [0.0f32, -0.0, 1e-30, 3e-4, 0.2, 1.7, -0.6] {
             for (_, coeffs) in tables::<f32>() {
-                let from_zero = coeffs.iter().rev().fold(0.0f32, |a, &k| a * x + k as f32);
+                let from_zero = coeffs
+                    .iter()
+                    .rev()
+                    .fold(0.0f32, |a, &k| fmadd(a, x, k as f32));
                 assert_eq!(horner(x, coeffs).to_bits(), from_zero.to_bits());
             }
         }
