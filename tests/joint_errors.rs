@@ -66,7 +66,7 @@ fn both_sides_world_is_rejected() {
             matches!(
                 r,
                 Err(XpbdError::InvalidJoint {
-                    field: "joint bodies",
+                    field: "bodies",
                     ..
                 })
             ),
@@ -79,7 +79,7 @@ fn both_sides_world_is_rejected() {
             matches!(
                 r,
                 Err(XpbdError::InvalidJoint {
-                    field: "joint bodies",
+                    field: "bodies",
                     ..
                 })
             ),
@@ -94,7 +94,7 @@ fn same_body_twice_is_rejected() {
     for (name, _, r) in all_joints::<f64, M64>(b, id(), b, id(), None) {
         match r {
             Err(XpbdError::InvalidJoint {
-                field: "joint bodies",
+                field: "bodies",
                 value,
                 ..
             }) => {
@@ -108,7 +108,7 @@ fn same_body_twice_is_rejected() {
             matches!(
                 r,
                 Err(XpbdError::InvalidJoint {
-                    field: "joint bodies",
+                    field: "bodies",
                     ..
                 })
             ),

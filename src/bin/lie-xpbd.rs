@@ -60,10 +60,10 @@ enum Command {
         /// Scene file (TOML), or the name of a built-in scene.
         scene: String,
         /// Rotation representations, comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "matrix,quaternion", value_parser = parse_rotation)]
+        #[arg(long, value_delimiter = ',', default_value = "matrix,quaternion", value_name = "matrix|quaternion", value_parser = parse_rotation)]
         rotation: Vec<Rotation>,
         /// Scalar types, comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "f64,f32", value_parser = parse_scalar)]
+        #[arg(long, value_delimiter = ',', default_value = "f64,f32", value_name = "f64|f32", value_parser = parse_scalar)]
         scalar: Vec<Scalar>,
         /// Simulated duration, s (overrides run.duration).
         #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
@@ -84,10 +84,10 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=V1,V2,...")]
         set: Vec<String>,
         /// Rotation representation of every run.
-        #[arg(long, default_value = "matrix", value_parser = parse_rotation)]
+        #[arg(long, default_value = "matrix", value_name = "matrix|quaternion", value_parser = parse_rotation)]
         rotation: Rotation,
         /// Scalar type of every run.
-        #[arg(long, default_value = "f64", value_parser = parse_scalar)]
+        #[arg(long, default_value = "f64", value_name = "f64|f32", value_parser = parse_scalar)]
         scalar: Scalar,
         /// Simulated duration of every run, s (overrides run.duration).
         #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
@@ -150,10 +150,10 @@ enum Command {
         #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_positive_seconds)]
         rps_seconds: Option<f64>,
         /// Rotation representation of every run.
-        #[arg(long, default_value = "matrix", value_parser = parse_rotation)]
+        #[arg(long, default_value = "matrix", value_name = "matrix|quaternion", value_parser = parse_rotation)]
         rotation: Rotation,
         /// Scalar type of every run.
-        #[arg(long, default_value = "f64", value_parser = parse_scalar)]
+        #[arg(long, default_value = "f64", value_name = "f64|f32", value_parser = parse_scalar)]
         scalar: Scalar,
     },
     /// Check every constraint's analytic gradient, and every rod's (each Gauss point
@@ -179,10 +179,10 @@ enum Command {
 #[derive(Args, Debug, Clone, Default)]
 struct RunCli {
     /// Rotation representation.
-    #[arg(long, default_value = "matrix", value_parser = parse_rotation)]
+    #[arg(long, default_value = "matrix", value_name = "matrix|quaternion", value_parser = parse_rotation)]
     rotation: Option<Rotation>,
     /// Scalar type.
-    #[arg(long, default_value = "f64", value_parser = parse_scalar)]
+    #[arg(long, default_value = "f64", value_name = "f64|f32", value_parser = parse_scalar)]
     scalar: Option<Scalar>,
     /// Simulated duration, s (overrides run.duration).
     #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]

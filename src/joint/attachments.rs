@@ -37,7 +37,7 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
     /// Checks and stores the two attachments.
     ///
     /// # Errors
-    /// * [`XpbdError::InvalidJoint`] (field `"joint bodies"`) if both bodies are `None`
+    /// * [`XpbdError::InvalidJoint`] (field `"bodies"`) if both bodies are `None`
     ///   (nothing to move) or both are the same body (a joint of a body with itself
     ///   constrains nothing that can be solved).
     /// * [`XpbdError::NonFinite`] or [`XpbdError::Lie`] from
@@ -52,14 +52,14 @@ impl<T: Real, G: LieGroup<T>> JointAttachments<T, G> {
         match (body1, body2) {
             (None, None) => {
                 return Err(XpbdError::InvalidJoint {
-                    field: "joint bodies",
+                    field: "bodies",
                     value: "(world, world)".into(),
                     reason: "a joint needs at least one body; both sides are the fixed world",
                 })
             }
             (Some(a), Some(b)) if a == b => {
                 return Err(XpbdError::InvalidJoint {
-                    field: "joint bodies",
+                    field: "bodies",
                     value: format!("({}, {})", a.0, b.0),
                     reason: "a joint must connect two different bodies",
                 })

@@ -51,7 +51,7 @@ pub enum XpbdError {
         what: String,
     },
     /// A constraint refers to a body that is not in the world.
-    #[error("constraint '{constraint}' refers to body {body}, but the world has {count} bodies")]
+    #[error("constraint '{constraint}' refers to body {body}, but the world has {}", bodies(.count))]
     UnknownBody {
         /// Constraint name.
         constraint: String,
@@ -113,7 +113,7 @@ pub enum XpbdError {
     /// A joint was set up wrongly (its bodies, or its compliance or damping vector).
     #[error("invalid joint {field} = {value}: {reason}")]
     InvalidJoint {
-        /// What is wrong ("joint bodies", "compliance", "damping").
+        /// What is wrong ("bodies", "compliance", "damping").
         field: &'static str,
         /// The value given, printed.
         value: String,
@@ -166,4 +166,13 @@ pub enum XpbdError {
     /// Invalid rotation input.
     #[error(transparent)]
     Lie(#[from] LieError),
+}
+
+/// "1 body", "n bodies".
+fn bodies(count: &usize) -> String {
+    if *count == 1 {
+        "1 body".to_string()
+    } else {
+        format!("{count} bodies")
+    }
 }
