@@ -153,8 +153,9 @@ impl JacobianReport {
             let states: usize = skipped.iter().map(|e| e.check.states_skipped).sum();
             s += &format!(
                 "\n{states} state(s) of {} check(s) skipped where the constraint is not \
-                 differentiable (a limit at the middle of its range, a swing limit at zero \
-                 swing, a motor before its first substep), e.g. {} ({} {}).\n",
+                 differentiable or too curved for a central difference (a limit at the \
+                 middle of its range, a swing limit at zero swing, a motor before its first \
+                 substep, a normed row of scalar mode near zero), e.g. {} ({} {}).\n",
                 skipped.len(),
                 skipped[0].check.constraint,
                 skipped[0].rotation,
