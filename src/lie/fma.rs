@@ -37,14 +37,19 @@ pub(crate) fn fmadd<T: Real>(a: T, b: T, y: T) -> T {
     }
 }
 
-/// M·v for a 3×3 matrix, each entry a dot product of three terms summed left to right
-/// with [`fmadd`].
+/// a₀b₀ + a₁b₁ + a₂b₂, summed left to right with [`fmadd`].
+#[inline(always)]
+fn dot3<T: Real>(a: [T; 3], b: [T; 3]) -> T {
+    fmadd(a[2], b[2], fmadd(a[1], b[1], a[0] * b[0]))
+}
+
+/// M·v for a 3×3 matrix, each entry a [`dot3`].
 #[inline(always)]
 pub(crate) fn mat3_mul_vec<T: Real>(
     m: &nalgebra::Matrix3<T>,
     v: &nalgebra::Vector3<T>,
 ) -> nalgebra::Vector3<T> {
-    nalgebra::Vector3::from_fn(|i, _| fmadd(m[(i, 2)], v.z, fmadd(m[(i, 1)], v.y, m[(i, 0)] * v.x)))
+    nalgebra::Vector3::from_fn(|i, _| dot3([m[(i, 0)], m[(i, 1)], m[(i, 2)]], [v.x, v.y, v.z]))
 }
 
 /// Mᵀ·v for a 3×3 matrix, as [`mat3_mul_vec`].
@@ -53,22 +58,44 @@ pub(crate) fn mat3_tr_mul_vec<T: Real>(
     m: &nalgebra::Matrix3<T>,
     v: &nalgebra::Vector3<T>,
 ) -> nalgebra::Vector3<T> {
-    nalgebra::Vector3::from_fn(|i, _| fmadd(m[(2, i)], v.z, fmadd(m[(1, i)], v.y, m[(0, i)] * v.x)))
+    nalgebra::Vector3::from_fn(|i, _| dot3([m[(0, i)], m[(1, i)], m[(2, i)]], [v.x, v.y, v.z]))
 }
 
-/// A·B for 3×3 matrices, as [`mat3_mul_vec`] per entry.
+/// A·B for 3×3 matrices, each entry a [`dot3`] of a row of A and a column of B.
 #[inline(always)]
 pub(crate) fn mat3_mul<T: Real>(
     a: &nalgebra::Matrix3<T>,
     b: &nalgebra::Matrix3<T>,
 ) -> nalgebra::Matrix3<T> {
-    nalgebra::Matrix3::from_fn(|i, j| {
-        fmadd(
-            a[(i, 2)],
-            b[(2, j)],
-            fmadd(a[(i, 1)], b[(1, j)], a[(i, 0)] * b[(0, j)]),
-        )
-    })
+    nalgebra::Matrix3::from_fn(|i, j| dot3(row(a, i), col(b, j)))
+}
+
+/// Aᵀ·B for 3×3 matrices, as [`mat3_mul`].
+#[inline(always)]
+pub(crate) fn mat3_tr_mul<T: Real>(
+    a: &nalgebra::Matrix3<T>,
+    b: &nalgebra::Matrix3<T>,
+) -> nalgebra::Matrix3<T> {
+    nalgebra::Matrix3::from_fn(|i, j| dot3(col(a, i), col(b, j)))
+}
+
+/// A·Bᵀ for 3×3 matrices, as [`mat3_mul`].
+#[inline(always)]
+pub(crate) fn mat3_mul_tr<T: Real>(
+    a: &nalgebra::Matrix3<T>,
+    b: &nalgebra::Matrix3<T>,
+) -> nalgebra::Matrix3<T> {
+    nalgebra::Matrix3::from_fn(|i, j| dot3(row(a, i), row(b, j)))
+}
+
+#[inline(always)]
+fn row<T: Real>(m: &nalgebra::Matrix3<T>, i: usize) -> [T; 3] {
+    [m[(i, 0)], m[(i, 1)], m[(i, 2)]]
+}
+
+#[inline(always)]
+fn col<T: Real>(m: &nalgebra::Matrix3<T>, j: usize) -> [T; 3] {
+    [m[(0, j)], m[(1, j)], m[(2, j)]]
 }
 
 /// The Hamilton product p·q of unit quaternions, each component a sum of four
@@ -112,36 +139,6 @@ pub(crate) fn quat_to_mat3<T: Real>(q: &nalgebra::UnitQuaternion<T>) -> nalgebra
         fmadd(j2, k, wi),
         d2,
     )
-}
-
-/// Aᵀ·B for 3×3 matrices, as [`mat3_mul`].
-#[inline(always)]
-pub(crate) fn mat3_tr_mul<T: Real>(
-    a: &nalgebra::Matrix3<T>,
-    b: &nalgebra::Matrix3<T>,
-) -> nalgebra::Matrix3<T> {
-    nalgebra::Matrix3::from_fn(|i, j| {
-        fmadd(
-            a[(2, i)],
-            b[(2, j)],
-            fmadd(a[(1, i)], b[(1, j)], a[(0, i)] * b[(0, j)]),
-        )
-    })
-}
-
-/// A·Bᵀ for 3×3 matrices, as [`mat3_mul`].
-#[inline(always)]
-pub(crate) fn mat3_mul_tr<T: Real>(
-    a: &nalgebra::Matrix3<T>,
-    b: &nalgebra::Matrix3<T>,
-) -> nalgebra::Matrix3<T> {
-    nalgebra::Matrix3::from_fn(|i, j| {
-        fmadd(
-            a[(i, 2)],
-            b[(j, 2)],
-            fmadd(a[(i, 1)], b[(j, 1)], a[(i, 0)] * b[(j, 0)]),
-        )
-    })
 }
 
 /// a·s + y for a vector a, a scalar s and a vector y, componentwise with [`fmadd`].
