@@ -7,13 +7,14 @@
 //! formed with fused multiply-adds, left to right: every product but the first is
 //! added without rounding it first, so each entry is rounded 3 times instead of 5 (a
 //! dot product of three terms). Without FMA the same sums are formed with separate
-//! multiplications and additions in the same order, as nalgebra forms them. The two
-//! builds therefore agree to round-off, not bit for bit.
+//! multiplications and additions, in the same order. The two builds therefore agree
+//! to round-off, not bit for bit.
 //!
 //! Used by the matrix group (compose, act, act⁻¹, ⊟, the quaternion → matrix
 //! conversion, and its `*` operators, which stay equal to compose and act), the bodies'
 //! quaternion products (corrections, the velocity update), the joints' Jacobians and
-//! their block solves. The unit-quaternion group's own compose keeps nalgebra's
+//! their block solves, the series of `so3` (Horner's rule and Estrin's scheme) and the
+//! rotational prediction's sums and 3×3 solve. The unit-quaternion group's own compose keeps nalgebra's
 //! unfused product: fused, a pendulum looping through swing π under inactive swing and
 //! twist limits no longer matched the same pendulum without limits bit for bit (5e-17
 //! in f64; `tests/joint_limits_spherical.rs`, `loop_over_the_top`).
