@@ -519,10 +519,12 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> Constraint<T, G> for NormedJoint<T,
         );
     }
 
-    /// The smallest row value, or 0 within the radius where a norm's curvature defeats
-    /// central differences ([`norm_kink_distance`]): each row is a norm, whose gradient
-    /// jumps where it is 0 (m for a position row, rad for a rotation row). `None` if a
-    /// body id is not in `bodies`.
+    /// The smallest row value (m for a position row, rad for a rotation row): each row
+    /// is a norm, whose gradient jumps where it is 0. Below h·√(2/tol)
+    /// (h = [`Real::fd_step`], tol = [`Real::fd_tolerance`]: 0.045 in f64, 0.032 in
+    /// f32) it is 0: there the norm's curvature 1/‖d‖ makes a central difference of
+    /// step h miss its gradient by more than a quarter of tol. `None` if a body id is
+    /// not in `bodies`.
     fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
         self.attachments.kinematics(bodies)?;
         let mut out = ConstraintEval::default();

@@ -375,10 +375,10 @@ impl<T: Real, G: LieGroup<T>> Constraint<T, G> for PrescribedFrame<T, G> {
         true
     }
 
-    /// For the normed form, the smallest row value, or 0 within the radius where a
-    /// norm's curvature defeats central differences
-    /// ([`super::normed::norm_kink_distance`]); `None` for the vector form (smooth) or
-    /// if the body is not in `bodies`.
+    /// For the normed form, the smallest row value (m or rad), or 0 below
+    /// h·√(2/tol) (h = [`Real::fd_step`], tol = [`Real::fd_tolerance`]), as for the
+    /// normed joints ([`super::normed::NormedJoint`]); `None` for the vector form
+    /// (smooth) or if the body is not in `bodies`.
     fn kink_distance(&self, bodies: &[Body<T, G>]) -> Option<T> {
         if !self.normed {
             return None;
