@@ -450,15 +450,13 @@ impl<T: Real, G: LieGroup<T>, K: NormedKind> fmt::Debug for NormedJoint<T, G, K>
 /// checker ([`crate::xpbd::check`]) skips such states as it skips a kink.
 pub(crate) fn norm_kink_distance<T: Real>(values: &[T]) -> T {
     let reach = T::fd_step() * (crate::lie::real::c::<T>(2.0) / T::fd_tolerance()).sqrt();
-    let smallest = values
-        .iter()
-        .fold(T::max_value().unwrap_or_else(T::one), |m, &v| {
-            if v.is_finite() && m.is_finite() {
-                m.min(v.abs())
-            } else {
-                crate::lie::real::c::<T>(f64::NAN)
-            }
-        });
+    let mut smallest = T::max_value().unwrap_or_else(T::one);
+    for v in values {
+        if !v.is_finite() {
+            return crate::lie::real::c::<T>(f64::NAN);
+        }
+        smallest = smallest.min(v.abs());
+    }
     if smallest < reach {
         T::zero()
     } else {

@@ -42,7 +42,7 @@ pub(crate) fn fmadd<T: Real>(a: T, b: T, y: T) -> T {
 
 /// a₀b₀ + a₁b₁ + a₂b₂, summed left to right with [`fmadd`].
 #[inline(always)]
-fn dot3<T: Real>(a: [T; 3], b: [T; 3]) -> T {
+pub(crate) fn dot3<T: Real>(a: [T; 3], b: [T; 3]) -> T {
     fmadd(a[2], b[2], fmadd(a[1], b[1], a[0] * b[0]))
 }
 

@@ -127,22 +127,17 @@ pub trait LieGroup<T: Real>: Copy + Clone + Debug + PartialEq + Send + Sync + 's
     fn jacobian_act(&self, p: &Vector3<T>) -> Matrix3<T> {
         // −R p̂ column by column: column j is −R(p × e_j).
         let r = self.to_matrix();
-        let (c0, c1, c2) = (r.column(0), r.column(1), r.column(2));
-        // Each entry a·b − c·d with one fused multiply-add (`fma::fmadd`).
-        let f = |a: nalgebra::VectorView3<'_, T, nalgebra::U1, nalgebra::U3>,
-                 s: T,
-                 b: nalgebra::VectorView3<'_, T, nalgebra::U1, nalgebra::U3>,
-                 t: T| {
-            Vector3::new(
-                super::fma::fmadd(a[0], s, -(b[0] * t)),
-                super::fma::fmadd(a[1], s, -(b[1] * t)),
-                super::fma::fmadd(a[2], s, -(b[2] * t)),
-            )
-        };
+        let (c0, c1, c2) = (
+            r.column(0).into_owned(),
+            r.column(1).into_owned(),
+            r.column(2).into_owned(),
+        );
+        // Each entry a·s − b·t with one fused multiply-add (`fma::axpy3`).
+        let f = |a: &Vector3<T>, s: T, b: &Vector3<T>, t: T| super::fma::axpy3(a, s, &(b * -t));
         Matrix3::from_columns(&[
-            f(c2, p.y, c1, p.z),
-            f(c0, p.z, c2, p.x),
-            f(c1, p.x, c0, p.y),
+            f(&c2, p.y, &c1, p.z),
+            f(&c0, p.z, &c2, p.x),
+            f(&c1, p.x, &c0, p.y),
         ])
     }
 

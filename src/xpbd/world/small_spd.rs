@@ -30,7 +30,7 @@
 //! ([`inverse_binade`]: exact, and the identity in `f64`), so that bodies of 1e-9 kg
 //! (entries of 1e9 and more) do not overflow; LDLᵀ scales with A and needs no such step.
 
-use crate::lie::fma::fmadd;
+use crate::lie::fma::{dot3, fmadd};
 use crate::lie::real::{c, inverse_binade};
 use crate::lie::Real;
 
@@ -84,15 +84,10 @@ fn minors_fail<T: Real>(p00: T, m2: T, det: T, d: [T; 3]) -> bool {
     p00 <= tiny * d[0].abs() || m2 <= tiny * d[1].abs() * p00 || det <= tiny * d[2].abs() * m2
 }
 
-/// `m·v` for a 3×3 `m` (all entries used).
+/// `m·v` for a 3×3 `m` (all entries used), each entry a fused [`dot3`].
 #[inline(always)]
 fn mul3<T: Real>(m: &[[T; 3]; 3], v: &[T; 3]) -> [T; 3] {
-    std::array::from_fn(|i| fmadd(m[i][2], v[2], fmadd(m[i][1], v[1], m[i][0] * v[0])))
-}
-
-#[inline(always)]
-fn dot3<T: Real>(a: &[T; 3], b: &[T; 3]) -> T {
-    fmadd(a[2], b[2], fmadd(a[1], b[1], a[0] * b[0]))
+    std::array::from_fn(|i| dot3(m[i], *v))
 }
 
 /// Solves `A x = b` for a symmetric positive definite `A` of fixed size 3 ≤ `N` ≤ 6
@@ -129,13 +124,13 @@ pub(super) fn schur_solve_fixed<T: Real, const N: usize>(a: &[[T; N]; N], b: &mu
         if r < k {
             rows[r] = [e(3 + r, 0), e(3 + r, 1), e(3 + r, 2)];
             y[r] = mul3(&adj, &rows[r]);
-            t[r] = fmadd(-dot3(&rows[r], &z), inv, b[3 + r]);
+            t[r] = fmadd(-dot3(rows[r], z), inv, b[3 + r]);
         }
     }
     for r in 0..3 {
         for q in 0..3 {
             if r < k && q <= r {
-                sm[r][q] = fmadd(-dot3(&rows[r], &y[q]), inv, e(3 + r, 3 + q));
+                sm[r][q] = fmadd(-dot3(rows[r], y[q]), inv, e(3 + r, 3 + q));
             }
         }
     }
