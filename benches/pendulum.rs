@@ -10,7 +10,8 @@
 //! The paper reports 1.29 µs (block) and 1.39 µs (rows) per substep.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::lie::{LieGroup, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
 use lie_xpbd::xpbd::{SolveMode, World};
 use std::hint::black_box;
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 /// The pendulum with the paper's settings and `mode`, swinging for 0.5 s so the
 /// joints carry load and the bodies have turned (not the special case at rest).
-fn swinging<T: Real, G: LieGroup<T>>(mode: SolveMode, pass: bool) -> World<T, G> {
+fn swinging<T: BandScalar, G: LieGroup<T>>(mode: SolveMode, pass: bool) -> World<T, G> {
     let cfg = PendulumConfig {
         solve_mode: mode,
         primal_correction: pass,
@@ -33,7 +34,7 @@ fn swinging<T: Real, G: LieGroup<T>>(mode: SolveMode, pass: bool) -> World<T, G>
     world
 }
 
-fn bench_variant<T: Real, G: LieGroup<T>>(
+fn bench_variant<T: BandScalar, G: LieGroup<T>>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     mode: SolveMode,
     pass: bool,

@@ -35,7 +35,8 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
 use lie_xpbd::lie::real::c;
-use lie_xpbd::lie::{LieGroup, Pose, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::lie::{LieGroup, Pose, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::rod::{
     FemRod, Integration, RestShape, RigidChainBuilder, RodElement, RodMaterial, StraightRod,
 };
@@ -46,7 +47,7 @@ use std::hint::black_box;
 const WARM_UP_STEPS: usize = 50;
 const SCALING_SIZES: [usize; 5] = [100, 200, 500, 1000, 2000];
 
-fn options<T: Real>(gravity: T) -> SolverOptions<T> {
+fn options<T: BandScalar>(gravity: T) -> SolverOptions<T> {
     SolverOptions {
         dt: c(5e-3),
         gravity: Vector3::new(T::zero(), -gravity, T::zero()),
@@ -54,7 +55,7 @@ fn options<T: Real>(gravity: T) -> SolverOptions<T> {
     }
 }
 
-fn warm_up<T: Real, G: LieGroup<T>>(mut world: World<T, G>) -> World<T, G> {
+fn warm_up<T: BandScalar, G: LieGroup<T>>(mut world: World<T, G>) -> World<T, G> {
     for _ in 0..WARM_UP_STEPS {
         world.step().expect("no divergence");
     }
@@ -77,12 +78,12 @@ fn warm_up<T: Real, G: LieGroup<T>>(mut world: World<T, G>) -> World<T, G> {
 
 /// The Section 9.2 cantilever of `elements` elements with N nodes each, rotation
 /// matrices.
-fn cantilever<T: Real, const N: usize>(elements: usize) -> World<T, SO3Matrix<T>> {
+fn cantilever<T: BandScalar, const N: usize>(elements: usize) -> World<T, SO3Matrix<T>> {
     cantilever_in::<T, SO3Matrix<T>, N>(elements)
 }
 
 /// [`cantilever`] in the rotation representation `G`.
-fn cantilever_in<T: Real, G: LieGroup<T>, const N: usize>(elements: usize) -> World<T, G> {
+fn cantilever_in<T: BandScalar, G: LieGroup<T>, const N: usize>(elements: usize) -> World<T, G> {
     let mut world = World::new(options(c(9.81))).expect("valid options");
     let material =
         RodMaterial::circular(c(5e6), c(0.4), c(1000.0), c(0.05)).expect("valid material");
@@ -113,7 +114,7 @@ fn cantilever_chain(joints: usize) -> World<f64, SO3Matrix<f64>> {
     warm_up(world)
 }
 
-fn time_step<T: Real, G: LieGroup<T>>(b: &mut criterion::Bencher, world: &mut World<T, G>) {
+fn time_step<T: BandScalar, G: LieGroup<T>>(b: &mut criterion::Bencher, world: &mut World<T, G>) {
     b.iter(|| {
         world.step().expect("no divergence");
         black_box(&*world);
@@ -122,7 +123,7 @@ fn time_step<T: Real, G: LieGroup<T>>(b: &mut criterion::Bencher, world: &mut Wo
 
 /// Times `World::step` of the world `make` builds (and warms up), built only if
 /// criterion's filter selects the benchmark, and only once.
-fn bench_lazy<T: Real, G: LieGroup<T>>(
+fn bench_lazy<T: BandScalar, G: LieGroup<T>>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     id: BenchmarkId,
     make: impl Fn() -> World<T, G>,

@@ -17,8 +17,7 @@
 //! are in `target/criterion/rod_banded_<scalar>_p<p>/factor_solve/<n>/new/estimates.json`.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use lie_xpbd::lie::Real;
-use lie_xpbd::rod::banded::{Block, BlockBandedMatrix};
+use lie_xpbd::linalg::banded::{BandScalar, Block, BlockBandedMatrix};
 use std::hint::black_box;
 
 const SIZES: [usize; 6] = [20, 50, 100, 300, 1000, 2000];
@@ -39,7 +38,7 @@ impl Rng {
 
 /// A diagonally dominant SPD matrix: off-diagonal entries in [−1, 1], each diagonal
 /// entry 1 + the largest possible absolute off-diagonal row sum, 6(2p + 1).
-fn matrix<T: Real>(n: usize, p: usize) -> BlockBandedMatrix<T> {
+fn matrix<T: BandScalar>(n: usize, p: usize) -> BlockBandedMatrix<T> {
     let mut rng = Rng(n as u64 * 31 + p as u64);
     let mut m = BlockBandedMatrix::<T>::new(n, p).expect("valid shape");
     let diag = T::cast(1.0 + (6 * (2 * p + 1)) as f64);
@@ -58,7 +57,7 @@ fn matrix<T: Real>(n: usize, p: usize) -> BlockBandedMatrix<T> {
     m
 }
 
-fn bench_scalar<T: Real>(c: &mut Criterion, p: usize) {
+fn bench_scalar<T: BandScalar>(c: &mut Criterion, p: usize) {
     let mut group = c.benchmark_group(format!("rod_banded_{}_p{p}", T::NAME));
     for n in SIZES {
         let m = matrix::<T>(n, p);

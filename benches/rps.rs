@@ -9,7 +9,8 @@
 //! about 5.2 µs per substep on this machine.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use lie_xpbd::lie::{LieGroup, Real, SO3Matrix};
+use lie_xpbd::lie::{LieGroup, SO3Matrix};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::xpbd::World;
 use std::hint::black_box;
 use std::time::Duration;
@@ -17,7 +18,7 @@ use std::time::Duration;
 /// The shipped robot in `mode` (which leaves the pass off), with the pass turned on if
 /// `pass`, after 0.2 s of its drive (the plate tilted and precessing, every joint
 /// loaded).
-fn driven<T: Real, G: LieGroup<T>>(mode: &str, pass: bool) -> World<T, G> {
+fn driven<T: BandScalar, G: LieGroup<T>>(mode: &str, pass: bool) -> World<T, G> {
     let mut scene = lie_xpbd::scenes::builtin("rps")
         .expect("rps is shipped")
         .expect("the shipped rps scene is valid");
@@ -34,7 +35,7 @@ fn driven<T: Real, G: LieGroup<T>>(mode: &str, pass: bool) -> World<T, G> {
     world
 }
 
-fn bench_variant<T: Real, G: LieGroup<T>>(
+fn bench_variant<T: BandScalar, G: LieGroup<T>>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     mode: &str,
     pass: bool,

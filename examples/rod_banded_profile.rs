@@ -13,18 +13,17 @@
 //! [−1, 1]. Only `measured_factor_solve` (one `factor` and one `solve_in_place`) is
 //! collected with the toggle above.
 
-use lie_xpbd::lie::Real;
-use lie_xpbd::rod::banded::{Block, BlockBandedMatrix};
+use lie_xpbd::linalg::banded::{BandScalar, Block, BlockBandedMatrix};
 use std::hint::black_box;
 
 #[inline(never)]
-fn measured_factor_solve<T: Real>(m: &mut BlockBandedMatrix<T>, x: &mut [T]) {
+fn measured_factor_solve<T: BandScalar>(m: &mut BlockBandedMatrix<T>, x: &mut [T]) {
     m.factor().expect("the matrix is SPD");
     m.solve_in_place(x).expect("the solution is finite");
     black_box(&*x);
 }
 
-fn run<T: Real>(n: usize, p: usize) {
+fn run<T: BandScalar>(n: usize, p: usize) {
     let mut state = 0x1234_5678u64;
     let mut next = move || {
         state ^= state << 13;

@@ -29,6 +29,7 @@
 
 use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::rod::{FemRod, RodMaterial, RodSolve, StraightRod};
 use lie_xpbd::xpbd::{SolverOptions, World};
 use std::hint::black_box;
@@ -41,7 +42,7 @@ fn measured_steps<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, steps: usize
     }
 }
 
-fn run<T: Real, G: LieGroup<T>, const N: usize>(
+fn run<T: BandScalar, G: LieGroup<T>, const N: usize>(
     elements: usize,
     steps: usize,
     solve: RodSolve,
@@ -84,7 +85,7 @@ fn run<T: Real, G: LieGroup<T>, const N: usize>(
     );
 }
 
-fn dispatch<T: Real, G: LieGroup<T>>(
+fn dispatch<T: BandScalar, G: LieGroup<T>>(
     order: &str,
     elements: usize,
     steps: usize,

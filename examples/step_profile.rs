@@ -18,20 +18,21 @@
 //! pendulum scene does; the shipped robot scene does not); without it the step is the paper's plain XPBD step. An argument `rps`
 //! anywhere runs the 3-RPS robot (`scenes/rps.toml`) instead of the pendulum.
 
-use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::lie::{LieGroup, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
 use lie_xpbd::xpbd::{SolveMode, World};
 use std::hint::black_box;
 
 #[inline(never)]
-fn measured_steps<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, steps: usize) {
+fn measured_steps<T: BandScalar, G: LieGroup<T>>(world: &mut World<T, G>, steps: usize) {
     for _ in 0..steps {
         world.step().expect("the scene does not diverge");
         black_box(&*world);
     }
 }
 
-fn run<T: Real, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool, pc: bool) {
+fn run<T: BandScalar, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool, pc: bool) {
     let mut world = if std::env::args().any(|a| a == "rps") {
         let mut scene = lie_xpbd::scenes::builtin("rps")
             .expect("rps is shipped")

@@ -71,6 +71,7 @@ pub use rand;
 pub mod guide;
 pub mod joint;
 pub mod lie;
+pub mod linalg;
 #[cfg(feature = "cli")]
 pub mod pipeline;
 pub mod rod;

@@ -20,6 +20,7 @@
 //! ```
 
 use crate::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use crate::linalg::BandScalar;
 use crate::scene::{BuiltScene, JointInfo, Scene, SceneError};
 use crate::xpbd::{ConstraintId, XpbdError};
 use nalgebra::{Matrix3, Vector3};
@@ -315,7 +316,7 @@ impl<T: Real, G: LieGroup<T>> Simulation for SceneSimulation<T, G> {
     }
 }
 
-fn boxed<T: Real, G: LieGroup<T>>(
+fn boxed<T: BandScalar, G: LieGroup<T>>(
     scene: &Scene,
     rotation: Rotation,
     scalar: Scalar,

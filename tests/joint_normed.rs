@@ -33,6 +33,7 @@ use lie_xpbd::joint::{FixedKind, PrismaticKind, RevoluteKind, SphericalKind};
 use lie_xpbd::lie::numdiff::Pose;
 use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::scene::Scene;
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig, BODY_COUNT};
 use lie_xpbd::xpbd::{
@@ -929,7 +930,11 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// Runs the pendulum for `seconds` in `mode`: every step finite, every body within its
 /// reach plus `slack` m; returns the median residuals over the run.
-fn pendulum_run<T: Real, G: LieGroup<T>>(mode: SolveMode, seconds: f64, slack: f64) -> Medians {
+fn pendulum_run<T: BandScalar, G: LieGroup<T>>(
+    mode: SolveMode,
+    seconds: f64,
+    slack: f64,
+) -> Medians {
     let cfg = PendulumConfig {
         seconds,
         solve_mode: mode,

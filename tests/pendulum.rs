@@ -1,7 +1,8 @@
 //! The triple pendulum of Section 9.1: long stability runs, representation agreement,
 //! and the block-versus-rows residual comparison of Figure 12.
 
-use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::lie::{LieGroup, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig, BODY_COUNT};
 use lie_xpbd::xpbd::{SolveMode, World};
 
@@ -23,7 +24,7 @@ struct RunStats {
 
 /// Runs the scene, checking every step that the state is finite, and records the
 /// worst excursion beyond each body's geometric reach and the worst energy gain.
-fn run<T: Real, G: LieGroup<T>>(cfg: &PendulumConfig) -> (World<T, G>, RunStats) {
+fn run<T: BandScalar, G: LieGroup<T>>(cfg: &PendulumConfig) -> (World<T, G>, RunStats) {
     let mut world = pendulum::build::<T, G>(cfg).expect("valid config");
     let e0 = world.energy().to_f64();
     let mut stats = RunStats {

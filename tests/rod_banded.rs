@@ -41,8 +41,9 @@
 //!
 //! Run with `-- --nocapture` to see the worst errors and their ratio to the bounds.
 
-use lie_xpbd::lie::Real;
-use lie_xpbd::rod::banded::{rod_block_bandwidth, BandedError, Block, BlockBandedMatrix};
+use lie_xpbd::rod::banded::{
+    rod_block_bandwidth, BandScalar, BandedError, Block, BlockBandedMatrix,
+};
 use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 
 // ---------------------------------------------------------------------------------
@@ -186,16 +187,16 @@ fn dense_of(n: usize, blocks: &[(usize, usize, Block<f64>)]) -> DMatrix<f64> {
     d
 }
 
-fn round<T: Real>(x: f64) -> f64 {
+fn round<T: BandScalar>(x: f64) -> f64 {
     T::cast(x).to_f64()
 }
 
-fn block_to<T: Real>(a: &Block<f64>) -> Block<T> {
+fn block_to<T: BandScalar>(a: &Block<f64>) -> Block<T> {
     a.map(T::cast)
 }
 
 /// γ_m for the unit roundoff of T.
-fn gamma<T: Real>(m: usize) -> f64 {
+fn gamma<T: BandScalar>(m: usize) -> f64 {
     let u = T::default_epsilon().to_f64() / 2.0;
     let mu = m as f64 * u;
     mu / (1.0 - mu)
@@ -213,7 +214,7 @@ struct Outcome {
     kappa: f64,
 }
 
-fn run_case<T: Real>(prob: &Problem, seed: u64) -> Outcome {
+fn run_case<T: BandScalar>(prob: &Problem, seed: u64) -> Outcome {
     let n = prob.n;
     let dim = 6 * n;
     // The system as stored in T.
@@ -251,7 +252,7 @@ fn norm_inf(a: &DMatrix<f64>) -> f64 {
 }
 
 /// ‖|L̂|‖₁·‖|L̂|‖_∞ of a factored matrix.
-fn factor_norm<T: Real>(m: &BlockBandedMatrix<T>) -> f64 {
+fn factor_norm<T: BandScalar>(m: &BlockBandedMatrix<T>) -> f64 {
     let (n, p) = (m.blocks(), m.bandwidth());
     let mut row_sum = vec![0.0; 6 * n];
     let mut col_sum = vec![0.0; 6 * n];
@@ -275,7 +276,7 @@ fn factor_norm<T: Real>(m: &BlockBandedMatrix<T>) -> f64 {
 /// representable in T) with the banded solver and with nalgebra's dense Cholesky in
 /// T, checks both against the bounds of the module docs (λ_min(a) ≥ `lambda_min`), and
 /// checks `mul_vec`.
-fn compare_with_dense<T: Real>(
+fn compare_with_dense<T: BandScalar>(
     mut m: BlockBandedMatrix<T>,
     a: &DMatrix<f64>,
     lambda_min: f64,
@@ -332,7 +333,7 @@ fn compare_with_dense<T: Real>(
 const SIZES: [usize; 5] = [1, 2, 5, 50, 300];
 const BANDWIDTHS: [usize; 5] = [0, 1, 2, 3, 5];
 
-fn sweep<T: Real>(family: Family) {
+fn sweep<T: BandScalar>(family: Family) {
     let mut worst = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for (a, &n) in SIZES.iter().enumerate() {
         for (b, &p) in BANDWIDTHS.iter().enumerate() {
@@ -584,7 +585,7 @@ fn rod_lambda_system_bandwidth_is_two_q_minus_one() {
 // Errors
 // ---------------------------------------------------------------------------------
 
-fn dd_matrix<T: Real>(n: usize, p: usize) -> BlockBandedMatrix<T> {
+fn dd_matrix<T: BandScalar>(n: usize, p: usize) -> BlockBandedMatrix<T> {
     let prob = problem(n, p, Family::Dd, 7);
     let mut m = BlockBandedMatrix::<T>::new(n, p).unwrap();
     for (i, j, blk) in &prob.blocks {
@@ -593,7 +594,7 @@ fn dd_matrix<T: Real>(n: usize, p: usize) -> BlockBandedMatrix<T> {
     m
 }
 
-fn not_spd_is_reported<T: Real>() {
+fn not_spd_is_reported<T: BandScalar>() {
     // A negative diagonal entry at block row 3, row 2: every earlier leading minor is
     // unchanged (diagonally dominant), so that is the first pivot to fail.
     let mut m = dd_matrix::<T>(6, 2);
@@ -860,7 +861,7 @@ fn diagonal_blocks_use_their_lower_triangle() {
 // No allocation after construction
 // ---------------------------------------------------------------------------------
 
-fn steady_state_allocations<T: Real>() -> u64 {
+fn steady_state_allocations<T: BandScalar>() -> u64 {
     let (n, p) = (200, 3);
     let prob = problem(n, p, Family::Jjt, 11);
     let blocks: Vec<(usize, usize, Block<T>)> = prob

@@ -24,6 +24,7 @@
 
 use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::rod::{FemRod, RodMaterial, RodSolve, StraightRod};
 use lie_xpbd::xpbd::{BodyId, SolverOptions, World};
 use nalgebra::Vector3;
@@ -33,7 +34,7 @@ const DAMPING: f64 = 0.2;
 
 /// The Figure 11 cantilever of `elements` cubic elements, Δt = 1e-2 s, `iterations`
 /// per substep.
-fn cantilever<T: Real, G: LieGroup<T>>(
+fn cantilever<T: BandScalar, G: LieGroup<T>>(
     elements: usize,
     solve: RodSolve,
     iterations: usize,
@@ -103,7 +104,7 @@ fn rest_tip<G: LieGroup<f64>>(
 /// solve of one block: the same state after 100 steps of 3 iterations (to round-off,
 /// from the two code paths' different summation orders), in both representations and
 /// scalars.
-fn single_point_rod_agrees<T: Real, G: LieGroup<T>>(tol: f64) {
+fn single_point_rod_agrees<T: BandScalar, G: LieGroup<T>>(tol: f64) {
     let tips = [RodSolve::Banded, RodSolve::GaussPoint].map(|solve| {
         let options = SolverOptions {
             dt: c(1e-2),
@@ -252,7 +253,7 @@ use alloc_counter::allocations;
 /// nothing on the heap.
 #[test]
 fn gauss_point_step_does_not_allocate() {
-    fn count<T: Real, G: LieGroup<T>>(damping: f64) -> u64 {
+    fn count<T: BandScalar, G: LieGroup<T>>(damping: f64) -> u64 {
         let (mut w, _) = cantilever::<T, G>(3, RodSolve::GaussPoint, 4, 1, damping);
         for _ in 0..10 {
             w.step().expect("no divergence");

@@ -26,6 +26,7 @@
 //! of every rod compared).
 
 use lie_xpbd::lie::{real::c, LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::rod::{FemRod, FemRodError, Integration, RodClamp, RodMaterial, StraightRod};
 use lie_xpbd::xpbd::{Body, BodyId, SolverOptions, System, World, XpbdError};
 use nalgebra::Vector3;
@@ -45,7 +46,7 @@ fn material<T: Real>() -> RodMaterial<T> {
 
 /// The Section 9.2 cantilever with `elements` elements of N nodes, Rayleigh damping
 /// `damping` (s) and gravity `g` (m/s², along −y).
-fn cantilever<T: Real, G: LieGroup<T>, const N: usize>(
+fn cantilever<T: BandScalar, G: LieGroup<T>, const N: usize>(
     elements: usize,
     integration: Integration,
     damping: f64,
@@ -454,7 +455,7 @@ fn rod_clamped_at_both_ends_is_symmetric() {
     assert!((a.y - b.y).abs() < 1e-9, "{} vs {}", a.y, b.y);
 }
 
-fn steady_state_allocations<T: Real, G: LieGroup<T>, const N: usize>(damping: f64) -> u64 {
+fn steady_state_allocations<T: BandScalar, G: LieGroup<T>, const N: usize>(damping: f64) -> u64 {
     let (mut w, _) = cantilever::<T, G, N>(6, Integration::Reduced, damping, 9.81);
     for _ in 0..10 {
         w.step().expect("no divergence");

@@ -1,7 +1,8 @@
 //! The 3-RPS robot scene (Section 9.1): the shipped file, its initial state, and the
 //! prescribed motion held in a run.
 
-use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::lie::{LieGroup, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::scene::Scene;
 use lie_xpbd::scenes::rps;
 
@@ -26,7 +27,7 @@ fn shipped_rps_scene_matches_its_builder() {
 
 /// Every joint holds at t = 0 (the initial pose solves the 3-RPS parasitic motion):
 /// the constraint residual before the first step is at round-off.
-fn initial_state_is_consistent<T: Real, G: LieGroup<T>>(tol: f64) {
+fn initial_state_is_consistent<T: BandScalar, G: LieGroup<T>>(tol: f64) {
     let scene = Scene::from_file(rps::scene_file(), "rps").unwrap();
     let built = scene.build::<T, G>().unwrap();
     // 7 bodies with 1 fixed: 6 dynamic × 6 = 36 + plate... count the rows.

@@ -6,6 +6,7 @@
 
 use lie_xpbd::joint::{JointFrame, Spherical};
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
 use lie_xpbd::xpbd::{Body, SolveMode, SolverOptions, World};
 use nalgebra::Vector3;
@@ -17,7 +18,7 @@ use alloc_counter::allocations;
 /// loop runs more than once), takes 10 steps to reach a steady state, then counts the
 /// allocations of 1000 more steps and energy evaluations. (`World::residuals`, a
 /// diagnostic, allocates one buffer of 6 scalars per body per call.)
-fn steady_state_allocations<T: Real, G: LieGroup<T>>(mode: SolveMode) -> u64 {
+fn steady_state_allocations<T: BandScalar, G: LieGroup<T>>(mode: SolveMode) -> u64 {
     let cfg = PendulumConfig {
         solve_mode: mode,
         substeps: 4,
@@ -80,7 +81,7 @@ fn damped_chain_allocations<T: Real, G: LieGroup<T>>(mode: SolveMode) -> u64 {
     allocations() - before
 }
 
-fn check<T: Real, G: LieGroup<T>>() {
+fn check<T: BandScalar, G: LieGroup<T>>() {
     for mode in [SolveMode::Block, SolveMode::Rows] {
         let n = damped_chain_allocations::<T, G>(mode);
         assert_eq!(

@@ -139,18 +139,10 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     /// Conversion from an `f64` constant (rounds to nearest for `f32`). Named `cast`
     /// rather than `from_f64` to avoid clashing with `num_traits::FromPrimitive`.
     fn cast(x: f64) -> Self;
-
-    /// How the rod's block-banded solver ([`crate::rod::banded::BlockBandedMatrix`])
-    /// stores one 6×6 block of this scalar: `[[f64; 6]; 6]` for `f64`;
-    /// [`crate::rod::banded::PaddedBlockF32`] for `f32`, whose columns are padded to
-    /// eight entries so that each is one 256-bit register (the reasons and the
-    /// measurement are in `crate::rod::banded`'s storage notes).
-    type BandBlock: crate::rod::banded::BandBlock<Self>;
 }
 
 impl Real for f64 {
     const NAME: &'static str = "f64";
-    type BandBlock = [[f64; 6]; 6];
     /// No cancellation in sin θ/θ; the series only avoids 0/0. First omitted term at
     /// 0.1: θ¹⁰/11! = 2.5e-18 = 0.011ε relative.
     const SERIES_SINC: SeriesCut = SeriesCut::new(0.1, 5);
@@ -235,7 +227,6 @@ impl Real for f64 {
 
 impl Real for f32 {
     const NAME: &'static str = "f32";
-    type BandBlock = crate::rod::banded::PaddedBlockF32;
     /// As for f64 (no cancellation); 1.0 rad because the f32 series is short. First
     /// omitted term at 1.0: 1/13! = 0.002ε relative.
     const SERIES_SINC: SeriesCut = SeriesCut::new(1.0, 6);

@@ -16,6 +16,7 @@
 //! ([`crate::xpbd::System::row_block_count`] = 0) is not checked.
 
 use crate::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
+use crate::linalg::BandScalar;
 use crate::scene::{Scene, SceneError};
 use crate::sim::{Rotation, Scalar};
 use crate::xpbd::check::{check_row_block_perturbed, within_kink_reach, MAX_ROTATION_SCALE};
@@ -378,7 +379,7 @@ pub enum JacobianError {
     Xpbd(#[from] XpbdError),
 }
 
-fn one<T: Real, G: LieGroup<T>>(
+fn one<T: BandScalar, G: LieGroup<T>>(
     scene: &Scene,
     r: Rotation,
     s: Scalar,

@@ -6,6 +6,7 @@ use super::fem_rod::{FemRod, FemRodError, FemRodIds, RodClamp, RodSolve};
 use super::gauss::Integration;
 use super::material::RodMaterial;
 use crate::lie::{LieGroup, Pose, Real};
+use crate::linalg::BandScalar;
 use crate::xpbd::{Body, World};
 use nalgebra::Vector3;
 
@@ -34,7 +35,7 @@ pub struct PosedRod<T: Real, G: LieGroup<T>> {
     pub precurvature: Option<Vector3<T>>,
 }
 
-impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
+impl<T: BandScalar, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// Adds the rod `spec` of `material` to `world`: one body per node with the lumped
     /// mass and inertia of Section 6.3.6 (computed from each element's rest length),
     /// the clamped ends as fixed bodies, and the rod system. Without a precurvature

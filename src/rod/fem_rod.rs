@@ -85,18 +85,21 @@
 
 mod kernels;
 mod projection;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 mod spec;
 mod streaming;
 mod system;
 pub use spec::{FemRodError, FemRodIds, RodClamp, RodSolve, StraightRod};
 pub use system::ROD_GAUSS_POINT_KIND;
 
-use super::banded::{rod_block_bandwidth, BandBlock, BandedError, BlockBandedMatrix};
+use super::banded::rod_block_bandwidth;
 use super::element::{ElementKinematics, GaussPointConstraint, RodElement};
 use super::error::RodError;
 use super::material::RodMaterial;
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Pose, Real};
+use crate::linalg::banded::{BandBlock, BandScalar, BandedError, BlockBandedMatrix};
 use crate::xpbd::{apply_body_correction, apply_last_body_correction, Body, BodyId, System, World};
 use nalgebra::{Matrix6, SVector, Vector3, Vector6};
 use std::marker::PhantomData;
@@ -156,7 +159,7 @@ pub type CubicRod<T, G> = FemRod<T, G, 4>;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct FemRod<T: Real, G: LieGroup<T>, const N: usize> {
+pub struct FemRod<T: BandScalar, G: LieGroup<T>, const N: usize> {
     name: String,
     nodes: Vec<BodyId>,
     elements: Vec<RodElement<T, N>>,
@@ -190,7 +193,7 @@ pub struct FemRod<T: Real, G: LieGroup<T>, const N: usize> {
     _group: PhantomData<fn() -> G>,
 }
 
-impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
+impl<T: BandScalar, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// A rod over the node bodies `nodes` (in order along the rod) and `elements`
     /// (element e spans nodes e(N − 1) … e(N − 1) + N − 1), with Rayleigh damping
     /// `damping` (s) on every row. The node bodies must be in the world the rod is
@@ -252,7 +255,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         let kinematics = elements[0].kinematics(&[Pose::identity(); N])?;
         let node_count = nodes.len();
         let band_bytes =
-            matrix.blocks() * (matrix.bandwidth() + 1) * std::mem::size_of::<T::BandBlock>();
+            matrix.blocks() * (matrix.bandwidth() + 1) * std::mem::size_of::<T::Block>();
         let point_bytes = blocks * std::mem::size_of::<GaussPointConstraint<T, N>>();
         let streaming = band_bytes + point_bytes >= STREAMING_BYTES;
         let (packed, window) = if streaming {
@@ -520,7 +523,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// The block rows e·q … e·q + q − 1 of A (element `e`, [`Self::assemble`]): they
     /// need the points `cur` of element e and `prev` of element e − 1 (empty for
     /// e = 0). Diagonal blocks get their lower triangle only (the Cholesky reads no
-    /// more). On the AVX2 + FMA path when the CPU has it ([`crate::rod::simd`]).
+    /// more). On the AVX2 + FMA path when the CPU has it ([`crate::linalg::simd`]).
     #[inline(always)]
     fn assemble_rows(
         matrix: &mut BlockBandedMatrix<T>,
@@ -531,7 +534,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
         scale: T,
     ) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
+        if crate::linalg::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
             return unsafe { Self::assemble_rows_fma(matrix, inv_mass, cur, prev, e, scale) };
         }
@@ -569,11 +572,11 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
             let g = e * q + r;
             // ∇C_gk 𝓜ₖ⁻¹ for the element's nodes k.
             // (Written in place: `array::from_fn` of blocks goes through memcpy.)
-            let mut y = [crate::rod::banded::Stored::<T>::ZERO; N];
+            let mut y = [crate::linalg::banded::Stored::<T>::ZERO; N];
             for (yj, (grad, wj)) in y.iter_mut().zip(point.gradient.iter().zip(&w)) {
                 kernels::scale_columns_into(yj, &grad.data.0, wj);
             }
-            let y_refs: [&crate::rod::banded::Stored<T>; N] = std::array::from_fn(|j| &y[j]);
+            let y_refs: [&crate::linalg::banded::Stored<T>; N] = std::array::from_fn(|j| &y[j]);
             for (r2, point2) in cur[..=r].iter().enumerate() {
                 let out = matrix.lower_block_cols_mut(g, e * q + r2);
                 let g2s: [&kernels::Block6<T>; N] =

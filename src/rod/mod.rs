@@ -1,10 +1,10 @@
 //! Cosserat rods (paper Section 6): the rigid-chain discretisation of Section 6.2 and
 //! the finite elements of Section 6.3, Appendix G.
 //!
-//! * [`banded`]: the direct solver for the λ-system of a rod, Section 8.2: a symmetric
-//!   positive definite block-banded matrix of 6×6 blocks (one block row per Gauss-point
-//!   constraint (108)), its in-place block Cholesky factorisation and triangular solves
-//!   in O(n) time for a fixed bandwidth ([`banded::rod_block_bandwidth`]).
+//! * [`banded`]: the direct solver for the λ-system of a rod, Section 8.2: the
+//!   block-banded matrix of 6×6 blocks of [`crate::linalg::banded`] (re-exported), one
+//!   block row per Gauss-point constraint (108), with a rod's block bandwidth
+//!   ([`banded::rod_block_bandwidth`]) and profile.
 //! * [`basis`]: Lagrange shape functions of order 1–3 on ξ ∈ [0, 1] (95)–(97).
 //! * [`gauss`]: Gauss–Legendre rules with 1–4 points on [0, 1] (107), reduced or full
 //!   integration (6.3.5).
@@ -39,11 +39,6 @@ pub mod fem_rod;
 pub mod gauss;
 pub mod material;
 pub mod rigid_chain;
-mod simd;
-#[cfg(target_arch = "x86_64")]
-mod simd_f32;
-#[cfg(target_arch = "x86_64")]
-mod simd_f64;
 
 pub use basis::LagrangeBasis;
 pub use element::{

@@ -10,6 +10,7 @@ use super::Scene;
 use crate::joint::{Fixed, JointFrame, Prismatic, Revolute, Spherical};
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
+use crate::linalg::BandScalar;
 use crate::xpbd::{Body, BodyId, Constraint, SolveMode, SolverOptions, World, XpbdError};
 use nalgebra::{Quaternion, Vector3};
 use std::f64::consts::PI;
@@ -139,13 +140,15 @@ pub(crate) fn orientation<T: Real, G: LieGroup<T>>(
 }
 
 impl Scene {
-    /// Builds the world for scalar `T` and rotation representation `G`.
+    /// Builds the world for scalar `T` and rotation representation `G`. `T` is
+    /// [`BandScalar`] (`f32` or `f64`, as every [`Real`]) because a scene's rods are
+    /// solved by the block-banded solver.
     ///
     /// # Errors
     /// [`SceneErrorKind::Invalid`] with the field's path when a value that is valid in
     /// `f64` is not in `T` (e.g. a time step whose 1/h² overflows `f32`, or a mass
     /// that underflows).
-    pub fn build<T: Real, G: LieGroup<T>>(&self) -> Result<BuiltScene<T, G>, SceneError> {
+    pub fn build<T: BandScalar, G: LieGroup<T>>(&self) -> Result<BuiltScene<T, G>, SceneError> {
         let file = self.file();
         let at = |path: FieldPath, e: &dyn std::fmt::Display| {
             self.locate(SceneError::new(

@@ -8,6 +8,7 @@ use super::rod::{
 };
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Pose, Real};
+use crate::linalg::BandScalar;
 use crate::rod::fem_rod::rotation_from_z;
 use crate::rod::{
     EndMotion, FemRod, Integration, PosedRod, RestShape, RigidChainBuilder, RodClamp, RodMaterial,
@@ -186,7 +187,7 @@ fn centerline<T: Real, G: LieGroup<T>>(
 
 /// Adds rod `rod` (at `path`) to `world`: bodies, system or joints, forces; returns what
 /// was added, and pushes its schedules into `drivers`.
-pub(crate) fn add_rod<T: Real, G: LieGroup<T>>(
+pub(crate) fn add_rod<T: BandScalar, G: LieGroup<T>>(
     rod: &RodSpec,
     path: &FieldPath,
     world: &mut World<T, G>,

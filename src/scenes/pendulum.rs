@@ -12,7 +12,8 @@
 //! the world of any other configuration through the same scene builder.
 
 use super::ScenarioError;
-use crate::lie::{LieGroup, Real};
+use crate::lie::LieGroup;
+use crate::linalg::BandScalar;
 use crate::scene::{
     BodySpec, Channel, FrameSpec, JointSpec, JointType, ModeSpec, OrientationSpec, RunSpec, Scene,
     SceneFile, ShapeSpec, SolverSpec, SCENE_VERSION, WORLD,
@@ -230,12 +231,15 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
     }
 }
 
-/// Builds the pendulum world for scalar `T` and rotation representation `G`.
+/// Builds the pendulum world for scalar `T` (`f32` or `f64`: [`BandScalar`], as
+/// [`Scene::build`] asks) and rotation representation `G`.
 ///
 /// # Errors
 /// [`ScenarioError::InvalidConfig`] from [`PendulumConfig::validate`]; a
 /// [`ScenarioError::Scene`] error cannot occur for a valid config but is propagated.
-pub fn build<T: Real, G: LieGroup<T>>(cfg: &PendulumConfig) -> Result<World<T, G>, ScenarioError> {
+pub fn build<T: BandScalar, G: LieGroup<T>>(
+    cfg: &PendulumConfig,
+) -> Result<World<T, G>, ScenarioError> {
     cfg.validate()?;
     let scene = Scene::from_file(scene_file(cfg), "<pendulum>")?;
     Ok(scene.build::<T, G>()?.world)

@@ -7,10 +7,10 @@
 //! are nalgebra's column-major storage, `x[column][row]`.
 
 use crate::lie::Real;
-use crate::rod::banded::{BandBlock, Cols, Stored};
-use crate::rod::simd::madd;
+use crate::linalg::banded::{BandBlock, BandScalar, Cols, Stored};
+use crate::linalg::simd::madd;
 #[cfg(target_arch = "x86_64")]
-use crate::rod::{simd_f32, simd_f64};
+use crate::linalg::{simd_f32, simd_f64};
 use nalgebra::{Matrix3, Matrix6};
 
 /// Columns of one 6×6 gradient block.
@@ -20,7 +20,7 @@ pub(super) type Block6<T> = Cols<T>;
 /// `y`, a block in the band's storage ([`Stored`]: in f32 its columns padded, so that
 /// the assembly kernels load each with one aligned access).
 #[inline(always)]
-pub(super) fn scale_columns_into<T: Real>(y: &mut Stored<T>, g: &Block6<T>, w: &[T; 6]) {
+pub(super) fn scale_columns_into<T: BandScalar>(y: &mut Stored<T>, g: &Block6<T>, w: &[T; 6]) {
     for (c, (gc, &wc)) in g.iter().zip(w).enumerate() {
         for (v, &x) in y.col_mut(c).iter_mut().zip(gc) {
             *v = x * wc;
@@ -31,7 +31,7 @@ pub(super) fn scale_columns_into<T: Real>(y: &mut Stored<T>, g: &Block6<T>, w: &
 /// The block with column c scaled by `w[c]` (∇C_gk 𝓜ₖ⁻¹ for a diagonal 𝓜ₖ⁻¹), as
 /// [`scale_columns_into`].
 #[inline(always)]
-pub(super) fn scale_columns<T: Real>(g: &Block6<T>, w: &[T; 6]) -> Stored<T> {
+pub(super) fn scale_columns<T: BandScalar>(g: &Block6<T>, w: &[T; 6]) -> Stored<T> {
     let mut y = Stored::<T>::ZERO;
     scale_columns_into(&mut y, g, w);
     y
@@ -45,7 +45,7 @@ pub(super) fn scale_columns<T: Real>(g: &Block6<T>, w: &[T; 6]) -> Stored<T> {
 /// of x86-64 for f64 and f32.
 #[inline(always)]
 fn sum_mul_transpose_half<
-    T: Real,
+    T: BandScalar,
     const F: bool,
     const N: usize,
     const B0: usize,
@@ -60,11 +60,11 @@ fn sum_mul_transpose_half<
     if F && simd_f32::is_f32::<T>() {
         // SAFETY: T is f32 (so the casts are identities and `out` is a padded f32
         // block), and F is only set on the AVX2 + FMA path, whose CPU support was
-        // detected (crate::rod::simd).
+        // detected (crate::linalg::simd).
         unsafe {
-            return simd_f32::sum_mul_transpose_half::<N, B0>(
-                crate::rod::simd::reinterpret_mut(out),
-                &y.map(|b| crate::rod::simd::reinterpret(b)),
+            return super::simd::f32::sum_mul_transpose_half::<N, B0>(
+                crate::linalg::simd::reinterpret_mut(out),
+                &y.map(|b| crate::linalg::simd::reinterpret(b)),
                 &g2.map(|b| simd_f32::cols32(b)),
                 active,
             );
@@ -73,12 +73,12 @@ fn sum_mul_transpose_half<
     #[cfg(target_arch = "x86_64")]
     if F && simd_f64::is_f64::<T>() {
         // SAFETY: T is f64 (so the casts are identities), and F is only set on the
-        // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        // AVX2 + FMA path, whose CPU support was detected (crate::linalg::simd).
         unsafe {
-            return simd_f64::sum_mul_transpose_half::<N, B0>(
-                crate::rod::simd::reinterpret_mut(out),
-                &y.map(|b| crate::rod::simd::reinterpret(b)),
-                &g2.map(|b| crate::rod::simd::reinterpret(b)),
+            return super::simd::f64::sum_mul_transpose_half::<N, B0>(
+                crate::linalg::simd::reinterpret_mut(out),
+                &y.map(|b| crate::linalg::simd::reinterpret(b)),
+                &g2.map(|b| crate::linalg::simd::reinterpret(b)),
                 active,
             );
         }
@@ -121,7 +121,7 @@ fn sum_mul_transpose_half<
 /// column b) gains Σ_c y_ac g2_bc, where the position columns c < 3 contribute only to
 /// a, b < 3.
 #[inline(always)]
-pub(super) fn sum_mul_transpose<T: Real, const F: bool, const N: usize>(
+pub(super) fn sum_mul_transpose<T: BandScalar, const F: bool, const N: usize>(
     out: &mut Stored<T>,
     y: &[&Stored<T>; N],
     g2: &[&Block6<T>; N],
@@ -135,7 +135,7 @@ pub(super) fn sum_mul_transpose<T: Real, const F: bool, const N: usize>(
 /// the symmetric A, plus some entries above it: columns 3–5 from row 2 on, rows 0–1 of
 /// them zero. The banded Cholesky reads only the lower triangle.
 #[inline(always)]
-pub(super) fn sum_mul_transpose_lower<T: Real, const F: bool, const N: usize>(
+pub(super) fn sum_mul_transpose_lower<T: BandScalar, const F: bool, const N: usize>(
     out: &mut Stored<T>,
     y: &[&Stored<T>; N],
     g2: &[&Block6<T>; N],
@@ -147,7 +147,7 @@ pub(super) fn sum_mul_transpose_lower<T: Real, const F: bool, const N: usize>(
 
 /// s += y g2ᵀ for one node ([`sum_mul_transpose`] of one term, added to s).
 #[inline(always)]
-pub(super) fn add_mul_transpose<T: Real>(s: &mut Block6<T>, y: &Stored<T>, g2: &Block6<T>) {
+pub(super) fn add_mul_transpose<T: BandScalar>(s: &mut Block6<T>, y: &Stored<T>, g2: &Block6<T>) {
     let mut t = Stored::<T>::ZERO;
     sum_mul_transpose::<T, false, 1>(&mut t, &[y], &[g2], &[true]);
     for (c, sc) in s.iter_mut().enumerate() {
@@ -289,14 +289,14 @@ mod tests {
     //! f64) against the generic kernel's fused operations written out per entry, in
     //! both scalars, bit for bit.
     use super::*;
-    use crate::rod::simd::testing::{assert_same, fma_path, values};
+    use crate::linalg::simd::testing::{assert_same, fma_path, values};
 
     /// y·w + acc, as the generic kernel's `madd` on the FMA path.
     fn fused<T: Real>(acc: T, y: T, w: T) -> T {
         y.mul_add(w, acc)
     }
 
-    fn sum_mul_transpose_matches_the_generic_operations<T: Real>() {
+    fn sum_mul_transpose_matches_the_generic_operations<T: BandScalar>() {
         let mut next = values::<T>(13);
         // Gradient blocks: position columns zero in rows 3–5.
         let mut gradient = || {

@@ -5,13 +5,13 @@
 
 use super::*;
 
-impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
+impl<T: BandScalar, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// After `rhs` holds the solution Δ: per node 𝓜⁻¹ Σ_g ∇C_gᵀ Δ_g into `correction`
-    /// (on the AVX2 + FMA path when the CPU has it, [`crate::rod::simd`]).
+    /// (on the AVX2 + FMA path when the CPU has it, [`crate::linalg::simd`]).
     #[inline(never)]
     fn node_corrections(&mut self) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
+        if crate::linalg::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
             return unsafe { self.node_corrections_fma() };
         }

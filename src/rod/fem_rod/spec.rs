@@ -4,7 +4,7 @@
 #[cfg(doc)]
 use super::FemRod;
 use crate::lie::Real;
-use crate::rod::banded::BandedError;
+use crate::linalg::banded::BandedError;
 use crate::rod::error::RodError;
 use crate::rod::gauss::Integration;
 use crate::xpbd::{BodyId, SystemId, XpbdError};

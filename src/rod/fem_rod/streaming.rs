@@ -21,7 +21,7 @@ use super::*;
 use crate::rod::gauss::MAX_GAUSS_POINTS;
 use nalgebra::Matrix3;
 
-impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
+impl<T: BandScalar, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// The streaming banded projection (module docs); `last` as in
     /// [`Self::apply_corrections`].
     pub(super) fn project_streaming(&mut self, bodies: &mut [Body<T, G>], inv_h2: T, last: bool) {
@@ -97,7 +97,7 @@ impl<T: Real, G: LieGroup<T>, const N: usize> FemRod<T, G, N> {
     /// false if an entry of Δλ is not finite.
     fn backward(&mut self) -> bool {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
+        if crate::linalg::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
             return unsafe { self.backward_fma() };
         }
@@ -186,7 +186,10 @@ mod tests {
 
     /// A cantilever of `elements` elements with N nodes, gravity −y; with
     /// `streaming` = false the rod is projected in separate passes whatever its size.
-    fn world<T: Real, const N: usize>(elements: usize, streaming: bool) -> World<T, SO3Matrix<T>> {
+    fn world<T: BandScalar, const N: usize>(
+        elements: usize,
+        streaming: bool,
+    ) -> World<T, SO3Matrix<T>> {
         let options = SolverOptions {
             dt: c(5e-3),
             ..SolverOptions::default()
@@ -226,7 +229,7 @@ mod tests {
 
     /// The streaming projection of a long rod gives the results of the separate
     /// passes bit for bit (module docs), in every order and both scalars.
-    fn streaming_matches_passes<T: Real, const N: usize>(elements: usize) {
+    fn streaming_matches_passes<T: BandScalar, const N: usize>(elements: usize) {
         let mut a = world::<T, N>(elements, true);
         let mut b = world::<T, N>(elements, false);
         for _ in 0..20 {

@@ -8,7 +8,7 @@ use crate::xpbd::{RowBlockEval, RowBlockInfo, XpbdError};
 /// [`RowBlockInfo::kind`] of a [`FemRod`] Gauss point.
 pub const ROD_GAUSS_POINT_KIND: &str = "rod gauss point";
 
-impl<T: Real, G: LieGroup<T>, const N: usize> System<T, G> for FemRod<T, G, N> {
+impl<T: BandScalar, G: LieGroup<T>, const N: usize> System<T, G> for FemRod<T, G, N> {
     fn name(&self) -> String {
         self.name.clone()
     }

@@ -10,7 +10,7 @@
 //! A_jj = Σ_{b ∈ {j, j+1}} ∇C_jb 𝓜_b⁻¹ ∇C_jbᵀ + α̃_j,     A_j,j−1 = ∇C_j,j 𝓜_j⁻¹ ∇C_j−1,jᵀ,
 //! ```
 //!
-//! solved by the block Cholesky factorisation of [`crate::rod::banded`] in O(N) per
+//! solved by the block Cholesky factorisation of [`crate::linalg::banded`] in O(N) per
 //! iteration; then λ ← λ + Δλ and every body moves by 𝓜⁻¹∇CᵀΔλ (55)–(58). One
 //! projection is one Newton step of the whole chain, so the chain keeps its stiffness
 //! with a single iteration per substep (Gauss–Seidel sweeps propagate a correction one
@@ -21,7 +21,7 @@ use super::builder::RigidChainBuilder;
 use super::RigidChainConstraint;
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
-use crate::rod::banded::{BandedError, BlockBandedMatrix};
+use crate::linalg::banded::{BandScalar, BandedError, BlockBandedMatrix};
 use crate::rod::error::RodError;
 use crate::xpbd::{
     apply_body_correction, Body, BodyId, Constraint, ConstraintEval, RowBlockEval, RowBlockInfo,
@@ -36,7 +36,7 @@ pub const ROD_JOINT_KIND: &str = "rod joint";
 /// A rigid-chain rod's joints as one [`System`] (module docs). Build it with
 /// [`RigidChainBuilder::build_system`].
 #[derive(Debug, Clone)]
-pub struct RigidChainRod<T: Real, G: LieGroup<T>> {
+pub struct RigidChainRod<T: BandScalar, G: LieGroup<T>> {
     name: String,
     bodies: Vec<BodyId>,
     joints: Vec<RigidChainConstraint<T>>,
@@ -65,7 +65,7 @@ fn block6<T: Real>(m: &SMatrix<T, 6, 6>) -> Matrix6<T> {
     *m
 }
 
-impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
+impl<T: BandScalar, G: LieGroup<T>> RigidChainBuilder<T, G> {
     /// Adds the rod to `world` as N bodies (as [`Self::build`]) and one
     /// [`RigidChainRod`] system holding its N − 1 joint constraints (module docs), named
     /// `name`. The damping of every row must be the same (the banded velocity pass
@@ -133,7 +133,7 @@ impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
     }
 }
 
-impl<T: Real, G: LieGroup<T>> RigidChainRod<T, G> {
+impl<T: BandScalar, G: LieGroup<T>> RigidChainRod<T, G> {
     /// The joint constraints, base first (joint j joins bodies j and j + 1).
     pub fn joints(&self) -> &[RigidChainConstraint<T>] {
         &self.joints
@@ -207,7 +207,7 @@ impl<T: Real, G: LieGroup<T>> RigidChainRod<T, G> {
     }
 }
 
-impl<T: Real, G: LieGroup<T>> System<T, G> for RigidChainRod<T, G> {
+impl<T: BandScalar, G: LieGroup<T>> System<T, G> for RigidChainRod<T, G> {
     fn name(&self) -> String {
         self.name.clone()
     }

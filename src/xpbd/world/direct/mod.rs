@@ -32,7 +32,7 @@
 //!
 //! # Block-banded structure
 //! The rows are packed, in the order the constraints are given, into blocks of 6 rows
-//! ([`crate::rod::banded::BLOCK_SIZE`]): a constraint goes into the current block if its
+//! ([`crate::linalg::banded::BLOCK_SIZE`]): a constraint goes into the current block if its
 //! rows fit, otherwise it starts the next block; rows left over at the end of a block
 //! are padding (identity rows, Δλ = 0). A revolute or prismatic joint (5 rows) and its
 //! limit (1 row), a spherical joint (3) with its swing and twist limits (1 + 1), or a
@@ -48,7 +48,7 @@
 //! from one end to the other, each followed by its limits, touches every link from
 //! two consecutive blocks: p = 1, A is block-tridiagonal, and its Cholesky factor has
 //! the same band (no fill outside it). The solve is the in-place block-banded Cholesky
-//! of [`crate::rod::banded::BlockBandedMatrix`]: O(n·p²·6³) flops for n blocks, no
+//! of [`crate::linalg::banded::BlockBandedMatrix`]: O(n·p²·6³) flops for n blocks, no
 //! allocation (the band is sized when the group is made). Any order is correct; the
 //! order only sets p and with it the cost (p = n − 1 is a dense Cholesky). Fixed bodies
 //! have 𝓜⁻¹ = 0: they couple nothing and do not widen the band.
@@ -99,7 +99,7 @@
 //! A is symmetric positive semi-definite, and definite when every free row is compliant
 //! (α̃ > 0) or the free rows' gradients are linearly independent. Redundant rows (the
 //! same joint twice, a closed loop whose rows are dependent) make it singular, and the
-//! Cholesky meets a pivot ≤ 64ε·A_jj ([`crate::rod::banded::BandedError::NotPositiveDefinite`]).
+//! Cholesky meets a pivot ≤ 64ε·A_jj ([`crate::linalg::banded::BandedError::NotPositiveDefinite`]).
 //! The projection then assembles again with the diagonal of the free rows multiplied by
 //! (1 + ε_r), ε_r = 1024ε (2.3e-13, with the ε of f64, in which the system is solved:
 //! see precision), and, if that fails too, with ε_r = √ε (1.5e-8), and factors again. For a semi-definite A,
@@ -150,7 +150,7 @@
 
 use super::{ConstraintId, Slot, World};
 use crate::lie::{LieGroup, Real};
-use crate::rod::banded::{BlockBandedMatrix, BLOCK_SIZE};
+use crate::linalg::banded::{BlockBandedMatrix, BLOCK_SIZE};
 use crate::xpbd::body::Body;
 use crate::xpbd::constraint::{ConstraintEval, MAX_BODIES};
 use crate::xpbd::error::XpbdError;

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::lie::real::c;
 use crate::lie::{LieGroup, Real};
-use crate::rod::banded::BandedError;
+use crate::linalg::banded::BandedError;
 use crate::xpbd::body::Body;
 use crate::xpbd::world::Slot;
 use nalgebra::{SVector, Vector3};

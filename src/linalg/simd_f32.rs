@@ -21,7 +21,7 @@
 //! (up to the sign of zero sums). Only called with `T = f32` ([`is_f32`]) on the FMA
 //! path.
 
-use crate::rod::banded::PaddedBlockF32;
+use crate::linalg::banded::PaddedBlockF32;
 use std::arch::x86_64::*;
 
 /// Columns of a 6×6 f32 block, `x[column][row]`.
@@ -44,7 +44,7 @@ pub(crate) unsafe fn cols32<T>(b: &[[T; 6]; 6]) -> &Cols32 {
 /// Column `c` of a padded block (lanes 6–7 its zero padding): one aligned load.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn load_pcol(b: &PaddedBlockF32, c: usize) -> __m256 {
+pub(crate) fn load_pcol(b: &PaddedBlockF32, c: usize) -> __m256 {
     // SAFETY: the 8 floats of column c, 32-byte aligned (repr(align(32)), 32-byte
     // columns).
     unsafe { _mm256_load_ps(b.0[c].as_ptr()) }
@@ -54,7 +54,7 @@ fn load_pcol(b: &PaddedBlockF32, c: usize) -> __m256 {
 /// zero, the padding).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn store_pcol(b: &mut PaddedBlockF32, c: usize, v: __m256) {
+pub(crate) fn store_pcol(b: &mut PaddedBlockF32, c: usize, v: __m256) {
     // SAFETY: as in load_pcol.
     unsafe { _mm256_store_ps(b.0[c].as_mut_ptr(), v) }
 }
@@ -100,46 +100,6 @@ pub(crate) fn sub_sum_mul_transpose(
         for i in 0..3 {
             store_pcol(s, c0 + i, _mm256_add_ps(y[i], z[i]));
         }
-    }
-}
-
-/// Columns `B0..B0 + 3` of Σ_j y_j g2_jᵀ over the active nodes j into `out`
-/// (overwritten), as `fem_rod::kernels::sum_mul_transpose_half` on the FMA path: per
-/// node the rotation columns c = 3–5, then for B0 < 3 the position columns (whose rows
-/// 3–5 are zero, so all six rows may be summed). Rows above `START` of the generic
-/// kernel (upper-triangle entries of a diagonal block, unused) are summed too.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn sum_mul_transpose_half<const N: usize, const B0: usize>(
-    out: &mut PaddedBlockF32,
-    y: &[&PaddedBlockF32; N],
-    g2: &[&Cols32; N],
-    active: &[bool; N],
-) {
-    let mut acc = [_mm256_setzero_ps(); 3];
-    for j in 0..N {
-        if !active[j] {
-            continue;
-        }
-        let (yj, gj) = (y[j], g2[j]);
-        for (c, gc) in gj.iter().enumerate().skip(3) {
-            let yc = load_pcol(yj, c);
-            for (i, a) in acc.iter_mut().enumerate() {
-                *a = _mm256_fmadd_ps(yc, _mm256_set1_ps(gc[B0 + i]), *a);
-            }
-        }
-        if B0 < 3 {
-            for (c, gc) in gj.iter().enumerate().take(3) {
-                let yc = load_pcol(yj, c);
-                for (i, a) in acc.iter_mut().enumerate() {
-                    *a = _mm256_fmadd_ps(yc, _mm256_set1_ps(gc[B0 + i]), *a);
-                }
-            }
-        }
-    }
-    // Lanes 6–7 are zero (y's padding), as the padding must be.
-    for (i, a) in acc.into_iter().enumerate() {
-        store_pcol(out, B0 + i, a);
     }
 }
 

@@ -1,6 +1,6 @@
 //! How a [`super::BlockBandedMatrix`] stores one 6×6 block, per scalar
-//! ([`crate::lie::Real::BandBlock`]): six columns of six entries, column-major, each
-//! column of an `f32` block padded to eight entries.
+//! ([`BandScalar::Block`]): six columns of six entries, column-major, each column of
+//! an `f32` block padded to eight entries.
 //!
 //! Why `f32` is padded: the x86-64 kernels of the factorisation and solves hold one
 //! 6-row column of `f32` in one 256-bit register. A column of six `f32` (24 bytes)
@@ -31,6 +31,26 @@ pub trait BandBlock<T>: Copy + Debug + PartialEq + Send + Sync + 'static {
     fn col(&self, c: usize) -> &[T; 6];
     /// Rows 0–5 of column `c` (< 6), mutable (the padding is not reachable).
     fn col_mut(&mut self, c: usize) -> &mut [T; 6];
+}
+
+/// A scalar the block-banded solver runs on, with its choice of block storage: `f64`
+/// stores a block as nalgebra stores a 6×6 matrix (`[[f64; 6]; 6]`, columns of six),
+/// `f32` as [`PaddedBlockF32`] (columns padded to eight and aligned, module docs).
+///
+/// Implemented for `f32` and `f64`, the two [`Real`] types. Generic code that holds a
+/// [`super::BlockBandedMatrix<T>`] (or builds something that does, such as a rod) bounds
+/// its scalar by `T: BandScalar` instead of `T: Real`; both scalars satisfy it.
+pub trait BandScalar: Real {
+    /// How a 6×6 block of this scalar is stored in the band.
+    type Block: BandBlock<Self>;
+}
+
+impl BandScalar for f64 {
+    type Block = [[f64; 6]; 6];
+}
+
+impl BandScalar for f32 {
+    type Block = PaddedBlockF32;
 }
 
 /// `f64`: the columns as nalgebra stores a 6×6 matrix.
@@ -72,14 +92,14 @@ impl BandBlock<f32> for PaddedBlockF32 {
 
 /// The block as a matrix.
 #[inline]
-pub(crate) fn to_matrix<T: Real>(b: &T::BandBlock) -> SMatrix<T, 6, 6> {
+pub(crate) fn to_matrix<T: BandScalar>(b: &T::Block) -> SMatrix<T, 6, 6> {
     SMatrix::from_fn(|r, c| b.col(c)[r])
 }
 
 /// A matrix as a stored block (padding zero).
 #[inline]
-pub(crate) fn from_matrix<T: Real>(m: &SMatrix<T, 6, 6>) -> T::BandBlock {
-    let mut b = <T::BandBlock as BandBlock<T>>::ZERO;
+pub(crate) fn from_matrix<T: BandScalar>(m: &SMatrix<T, 6, 6>) -> T::Block {
+    let mut b = <T::Block as BandBlock<T>>::ZERO;
     for c in 0..6 {
         *b.col_mut(c) = m.data.0[c];
     }
@@ -94,8 +114,8 @@ mod tests {
     fn f32_blocks_are_padded_aligned_columns() {
         assert_eq!(std::mem::size_of::<PaddedBlockF32>(), 6 * 8 * 4);
         assert_eq!(std::mem::align_of::<PaddedBlockF32>(), 32);
-        assert_eq!(<f32 as Real>::BandBlock::STRIDE, 8);
-        assert_eq!(<f64 as Real>::BandBlock::STRIDE, 6);
+        assert_eq!(<f32 as BandScalar>::Block::STRIDE, 8);
+        assert_eq!(<f64 as BandScalar>::Block::STRIDE, 6);
         let m = SMatrix::<f32, 6, 6>::from_fn(|r, c| (6 * c + r) as f32 + 1.0);
         let b = from_matrix::<f32>(&m);
         assert_eq!(to_matrix::<f32>(&b), m);

@@ -4,11 +4,11 @@
 //! (module docs of [`super`]: algorithm).
 
 use super::*;
-use crate::rod::simd::madd;
+use crate::linalg::simd::madd;
 #[cfg(target_arch = "x86_64")]
-use crate::rod::simd_f32::{self, is_f32};
+use crate::linalg::simd_f32::{self, is_f32};
 
-impl<T: Real> BlockBandedMatrix<T> {
+impl<T: BandScalar> BlockBandedMatrix<T> {
     /// Overwrites the assembled A with its Cholesky factor L (A = L Lᵀ, L lower
     /// triangular with positive diagonal, in the same band), in O(n·p²·6³) flops and
     /// without allocation (module docs: algorithm).
@@ -32,11 +32,11 @@ impl<T: Real> BlockBandedMatrix<T> {
 
     /// Block row i of the factorisation (module docs: algorithm), rows before i
     /// already factored, row i assembled: on the AVX2 + FMA path when the CPU has it
-    /// ([`crate::rod::simd`]), else portable.
+    /// ([`crate::linalg::simd`]), else portable.
     #[inline(always)]
     fn factor_row_unchecked(&mut self, i: usize) -> Result<(), BandedError> {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
+        if crate::linalg::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
             return unsafe { self.factor_row_fma(i) };
         }
@@ -125,7 +125,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     #[inline(always)]
     fn forward_row_unchecked(&self, rhs: &mut [T], i: usize) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
+        if crate::linalg::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
             return unsafe { self.forward_rows_fma(rhs, i..i + 1) };
         }
@@ -135,7 +135,7 @@ impl<T: Real> BlockBandedMatrix<T> {
     /// The whole forward substitution L y = b (dispatched once).
     fn forward_substitute_unchecked(&self, rhs: &mut [T]) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
+        if crate::linalg::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
             return unsafe { self.forward_rows_fma(rhs, 0..self.blocks) };
         }
@@ -165,7 +165,7 @@ impl<T: Real> BlockBandedMatrix<T> {
                     let t32 = &mut *(&mut t as *mut [T; B]).cast::<[f32; B]>();
                     let mut acc = simd_f32::ForwardSubstitution::new(t32);
                     for j in self.row_start[i]..i {
-                        let l = crate::rod::simd::reinterpret(&self.band[self.slot(i, j)]);
+                        let l = crate::linalg::simd::reinterpret(&self.band[self.slot(i, j)]);
                         let y = &*rhs[B * j..B * j + B].as_ptr().cast::<[f32; B]>();
                         acc.add(l, y);
                     }
@@ -207,7 +207,7 @@ impl<T: Real> BlockBandedMatrix<T> {
         debug_assert!(self.state == State::Factored && rhs.len() == self.dim());
         debug_assert!(rows.end <= self.blocks);
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if crate::rod::simd::fma_enabled() {
+        if crate::linalg::simd::fma_enabled() {
             // SAFETY: the CPU supports AVX2 and FMA (detected at run time).
             return unsafe { self.back_rows_fma(rhs, rows) };
         }
@@ -232,14 +232,14 @@ impl<T: Real> BlockBandedMatrix<T> {
             if F && is_f32::<T>() {
                 // SAFETY: T is f32 (the casts are identities, the blocks padded f32
                 // blocks), and F is only set on the AVX2 + FMA path, whose CPU support
-                // was detected (crate::rod::simd). Shared with forward_rows_with.
+                // was detected (crate::linalg::simd). Shared with forward_rows_with.
                 unsafe {
                     let mut acc = simd_f32::BackSubstitution::new();
                     for k in i + 1..n.min(i + p + 1) {
                         if self.row_start[k] > i {
                             continue;
                         }
-                        let l = crate::rod::simd::reinterpret(&self.band[self.slot(k, i)]);
+                        let l = crate::linalg::simd::reinterpret(&self.band[self.slot(k, i)]);
                         let x = &*rhs[B * k..B * k + B].as_ptr().cast::<[f32; B]>();
                         acc.add(l, x);
                     }

@@ -1,13 +1,13 @@
 //! The unrolled 6×6 block kernels of the banded Cholesky factorisation and solves
 //! (private helpers of [`super::BlockBandedMatrix`]).
 
-use super::{BandBlock, BandedError, Block, Stored, B};
+use super::{BandBlock, BandScalar, BandedError, Block, Stored, B};
 use crate::lie::Real;
-use crate::rod::simd::msub;
+use crate::linalg::simd::msub;
 #[cfg(target_arch = "x86_64")]
-use crate::rod::simd_f32::{self, is_f32};
+use crate::linalg::simd_f32::{self, is_f32};
 #[cfg(target_arch = "x86_64")]
-use crate::rod::simd_f64::{self, is_f64};
+use crate::linalg::simd_f64::{self, is_f64};
 
 /// Block row i of a vector (6 entries).
 #[inline(always)]
@@ -57,7 +57,7 @@ pub(super) fn first_non_finite<T: Real>(m: &Block<T>) -> Option<(usize, usize)> 
     Some((k % B, k / B))
 }
 
-/// y −= x·w on one column of 6 (fused on the FMA path `F`, [`crate::rod::simd`]).
+/// y −= x·w on one column of 6 (fused on the FMA path `F`, [`crate::linalg::simd`]).
 #[inline(always)]
 pub(super) fn sub_scaled<T: Real, const F: bool>(y: &mut [T; B], x: &[T; B], w: T) {
     for r in 0..B {
@@ -76,7 +76,7 @@ fn add_column<T: Real>(y: &[T; B], z: &[T; B]) -> [T; B] {
 /// loaded once per pair, and two independent accumulators per column (even and odd
 /// t, summed at the end) halve the chain of dependent multiply-adds.
 #[inline(always)]
-pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
+pub(super) fn sub_sum_mul_transpose<T: BandScalar, const F: bool>(
     s: &mut Stored<T>,
     a: &[Stored<T>],
     b: &[Stored<T>],
@@ -88,24 +88,24 @@ pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
     #[cfg(target_arch = "x86_64")]
     if F && is_f32::<T>() {
         // SAFETY: T is f32 (so the blocks are padded f32 blocks), and F is only set on
-        // the AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        // the AVX2 + FMA path, whose CPU support was detected (crate::linalg::simd).
         unsafe {
             return simd_f32::sub_sum_mul_transpose(
-                crate::rod::simd::reinterpret_mut(s),
-                crate::rod::simd::reinterpret_slice(a),
-                crate::rod::simd::reinterpret_slice(b),
+                crate::linalg::simd::reinterpret_mut(s),
+                crate::linalg::simd::reinterpret_slice(a),
+                crate::linalg::simd::reinterpret_slice(b),
             );
         }
     }
     #[cfg(target_arch = "x86_64")]
     if F && is_f64::<T>() {
         // SAFETY: T is f64 (so the blocks are f64 columns), and F is only set on the
-        // AVX2 + FMA path, whose CPU support was detected (crate::rod::simd).
+        // AVX2 + FMA path, whose CPU support was detected (crate::linalg::simd).
         unsafe {
             return simd_f64::sub_sum_mul_transpose(
-                crate::rod::simd::reinterpret_mut(s),
-                crate::rod::simd::reinterpret_slice(a),
-                crate::rod::simd::reinterpret_slice(b),
+                crate::linalg::simd::reinterpret_mut(s),
+                crate::linalg::simd::reinterpret_slice(a),
+                crate::linalg::simd::reinterpret_slice(b),
             );
         }
     }
@@ -130,7 +130,7 @@ pub(super) fn sub_sum_mul_transpose<T: Real, const F: bool>(
 /// Rows `START..6` of column `col` of s −= Σ_k a_k a_kᵀ (even and odd t in two
 /// accumulators, as [`sub_sum_mul_transpose`]).
 #[inline(always)]
-fn sub_sum_outer_column<T: Real, const F: bool, const START: usize>(
+fn sub_sum_outer_column<T: BandScalar, const F: bool, const START: usize>(
     s: &mut Stored<T>,
     a: &[Stored<T>],
     col: usize,
@@ -159,7 +159,7 @@ fn sub_sum_outer_column<T: Real, const F: bool, const START: usize>(
 /// entries above the diagonal, which the Cholesky of the diagonal block ignores and
 /// clears).
 #[inline(always)]
-pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
+pub(super) fn sub_sum_mul_self_transpose_lower<T: BandScalar, const F: bool>(
     s: &mut Stored<T>,
     a: &[Stored<T>],
 ) {
@@ -171,17 +171,17 @@ pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
         // The whole block on 8 lanes (rows above the diagonal too: ignored, as above).
         // SAFETY: as in sub_sum_mul_transpose.
         unsafe {
-            let a = crate::rod::simd::reinterpret_slice(a);
-            return simd_f32::sub_sum_mul_transpose(crate::rod::simd::reinterpret_mut(s), a, a);
+            let a = crate::linalg::simd::reinterpret_slice(a);
+            return simd_f32::sub_sum_mul_transpose(crate::linalg::simd::reinterpret_mut(s), a, a);
         }
     }
     #[cfg(target_arch = "x86_64")]
     if F && is_f64::<T>() {
         // SAFETY: as in sub_sum_mul_transpose (T is f64, the FMA path).
         unsafe {
-            let a = crate::rod::simd::reinterpret_slice(a);
+            let a = crate::linalg::simd::reinterpret_slice(a);
             return simd_f64::sub_sum_mul_self_transpose_lower(
-                crate::rod::simd::reinterpret_mut(s),
+                crate::linalg::simd::reinterpret_mut(s),
                 a,
             );
         }
@@ -197,7 +197,7 @@ pub(super) fn sub_sum_mul_self_transpose_lower<T: Real, const F: bool>(
 /// Column `COL` of X with X lᵀ = S (l lower triangular, reciprocal diagonal `inv`):
 /// X_c = (S_c − Σ_{t<c} X_t l_ct)·inv_c, with the columns t < c of s already X.
 #[inline(always)]
-pub(super) fn solve_right_column<T: Real, const F: bool, const COL: usize>(
+pub(super) fn solve_right_column<T: BandScalar, const F: bool, const COL: usize>(
     s: &mut Stored<T>,
     l: &Stored<T>,
     inv: &[T; B],
@@ -215,7 +215,7 @@ pub(super) fn solve_right_column<T: Real, const F: bool, const COL: usize>(
 /// s ← s l⁻ᵀ for lower-triangular l with reciprocal diagonal `inv` (column by column,
 /// each with constant loop bounds).
 #[inline(always)]
-pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
+pub(super) fn solve_right_lower_transpose<T: BandScalar, const F: bool>(
     s: &mut Stored<T>,
     l: &Stored<T>,
     inv: &[T; B],
@@ -225,8 +225,8 @@ pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
         // SAFETY: as in sub_sum_mul_transpose (T is f32, the FMA path).
         unsafe {
             return simd_f32::solve_right_lower_transpose(
-                crate::rod::simd::reinterpret_mut(s),
-                crate::rod::simd::reinterpret(l),
+                crate::linalg::simd::reinterpret_mut(s),
+                crate::linalg::simd::reinterpret(l),
                 &*(inv as *const [T; B]).cast::<[f32; 6]>(),
             );
         }
@@ -236,8 +236,8 @@ pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
         // SAFETY: as in sub_sum_mul_transpose (T is f64, the FMA path).
         unsafe {
             return simd_f64::solve_right_lower_transpose(
-                crate::rod::simd::reinterpret_mut(s),
-                crate::rod::simd::reinterpret(l),
+                crate::linalg::simd::reinterpret_mut(s),
+                crate::linalg::simd::reinterpret(l),
                 &*(inv as *const [T; B]).cast::<[f64; 6]>(),
             );
         }
@@ -255,7 +255,7 @@ pub(super) fn solve_right_lower_transpose<T: Real, const F: bool>(
 /// pivot is y_COL, and the column is y/√y_COL; rows above the diagonal are cleared.
 /// Returns 1/√pivot.
 #[inline(always)]
-pub(super) fn cholesky_column<T: Real, const F: bool, const COL: usize>(
+pub(super) fn cholesky_column<T: BandScalar, const F: bool, const COL: usize>(
     s: &mut Stored<T>,
     diagonal: &[T; B],
     tiny: T,
@@ -301,7 +301,7 @@ pub(super) fn cholesky_column<T: Real, const F: bool, const COL: usize>(
 /// zero); returns the reciprocals of the diagonal of the factor. `diagonal` holds the
 /// diagonal of A at these rows, for the pivot test.
 #[inline(always)]
-pub(super) fn cholesky_6<T: Real, const F: bool>(
+pub(super) fn cholesky_6<T: BandScalar, const F: bool>(
     s: &mut Stored<T>,
     diagonal: &[T; B],
     tiny: T,
@@ -329,7 +329,7 @@ pub(super) fn cholesky_6<T: Real, const F: bool>(
         unsafe {
             let cast = |x: &[T; B]| *(x as *const [T; B]).cast::<[f32; 6]>();
             return simd_f32::cholesky_6(
-                crate::rod::simd::reinterpret_mut(s),
+                crate::linalg::simd::reinterpret_mut(s),
                 &cast(diagonal),
                 tiny.to_f64() as f32,
             )
@@ -350,7 +350,7 @@ pub(super) fn cholesky_6<T: Real, const F: bool>(
 /// Column `COL` of the forward solve L y = t with L lower triangular (reciprocal
 /// diagonal `inv`): y_COL = t_COL·inv_COL, then rows below lose L_r,COL·y_COL.
 #[inline(always)]
-pub(super) fn forward_column<T: Real, const F: bool, const COL: usize>(
+pub(super) fn forward_column<T: BandScalar, const F: bool, const COL: usize>(
     t: &mut [T; B],
     l: &Stored<T>,
     inv: &[T; B],
@@ -365,7 +365,7 @@ pub(super) fn forward_column<T: Real, const F: bool, const COL: usize>(
 
 /// t ← L⁻¹ t for a lower-triangular 6×6 block.
 #[inline(always)]
-pub(super) fn forward_6<T: Real, const F: bool>(t: &mut [T; B], l: &Stored<T>, inv: &[T; B]) {
+pub(super) fn forward_6<T: BandScalar, const F: bool>(t: &mut [T; B], l: &Stored<T>, inv: &[T; B]) {
     forward_column::<T, F, 0>(t, l, inv);
     forward_column::<T, F, 1>(t, l, inv);
     forward_column::<T, F, 2>(t, l, inv);
@@ -376,7 +376,7 @@ pub(super) fn forward_6<T: Real, const F: bool>(t: &mut [T; B], l: &Stored<T>, i
 
 /// Row `COL` of the back solve Lᵀ x = t: x_COL = (t_COL − Σ_{r>COL} L_r,COL·x_r)·inv_COL.
 #[inline(always)]
-pub(super) fn back_column<T: Real, const F: bool, const COL: usize>(
+pub(super) fn back_column<T: BandScalar, const F: bool, const COL: usize>(
     t: &mut [T; B],
     l: &Stored<T>,
     inv: &[T; B],
@@ -391,7 +391,7 @@ pub(super) fn back_column<T: Real, const F: bool, const COL: usize>(
 
 /// t ← L⁻ᵀ t for a lower-triangular 6×6 block.
 #[inline(always)]
-pub(super) fn back_6<T: Real, const F: bool>(t: &mut [T; B], l: &Stored<T>, inv: &[T; B]) {
+pub(super) fn back_6<T: BandScalar, const F: bool>(t: &mut [T; B], l: &Stored<T>, inv: &[T; B]) {
     back_column::<T, F, 5>(t, l, inv);
     back_column::<T, F, 4>(t, l, inv);
     back_column::<T, F, 3>(t, l, inv);
@@ -409,9 +409,9 @@ mod tests {
     //! entry, in both scalars, bit for bit.
     use super::*;
     use crate::lie::real::c;
-    use crate::rod::simd::testing::{assert_same, fma_path, values};
+    use crate::linalg::simd::testing::{assert_same, fma_path, values};
 
-    fn sub_sum_kernels_match_the_generic_operations<T: Real>() {
+    fn sub_sum_kernels_match_the_generic_operations<T: BandScalar>() {
         let mut next = values::<T>(7);
         let mut block = || {
             let mut b = Stored::<T>::ZERO;
@@ -455,7 +455,7 @@ mod tests {
     }
 
     /// s ← s l⁻ᵀ: column c is (s_c − Σ_{t<c} x_t l_ct)·inv_c.
-    fn right_solve_matches_the_generic_operations<T: Real>() {
+    fn right_solve_matches_the_generic_operations<T: BandScalar>() {
         let mut next = values::<T>(11);
         let mut block = || {
             let mut b = Stored::<T>::ZERO;

@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<T: Real> BlockBandedMatrix<T> {
+impl<T: BandScalar> BlockBandedMatrix<T> {
     /// Adds `value` to block (row, col) of A, for col ≤ row ≤ col + p. A block above the
     /// diagonal is not stored: add the transpose of A_ij (j > i) at (j, i). For a
     /// diagonal block (row = col) only the lower triangle is used (A is symmetric): the

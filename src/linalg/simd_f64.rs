@@ -18,18 +18,18 @@ pub(crate) use crate::lie::real::is_f64;
 
 /// A 6-row f64 column in registers: rows 0–3 and rows 4–5.
 #[derive(Clone, Copy)]
-struct Col(__m256d, __m128d);
+pub(crate) struct Col(pub(crate) __m256d, pub(crate) __m128d);
 
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn zero() -> Col {
+pub(crate) fn zero() -> Col {
     Col(_mm256_setzero_pd(), _mm_setzero_pd())
 }
 
 /// Column `c` of a block.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn load(b: &Cols64, c: usize) -> Col {
+pub(crate) fn load(b: &Cols64, c: usize) -> Col {
     let p = b[c].as_ptr();
     // SAFETY: rows 0–3 and 4–5 of column c, within the column's 6 entries.
     unsafe { Col(_mm256_loadu_pd(p), _mm_loadu_pd(p.add(4))) }
@@ -38,7 +38,7 @@ fn load(b: &Cols64, c: usize) -> Col {
 /// Stores `v` to column `c` of a block.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn store(b: &mut Cols64, c: usize, v: Col) {
+pub(crate) fn store(b: &mut Cols64, c: usize, v: Col) {
     let p = b[c].as_mut_ptr();
     // SAFETY: rows 0–3 and 4–5 of column c, within the column's 6 entries.
     unsafe {
@@ -50,7 +50,7 @@ fn store(b: &mut Cols64, c: usize, v: Col) {
 /// a·w + y, fused, per row.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn fmadd(a: Col, w: f64, y: Col) -> Col {
+pub(crate) fn fmadd(a: Col, w: f64, y: Col) -> Col {
     let w4 = _mm256_set1_pd(w);
     Col(
         _mm256_fmadd_pd(a.0, w4, y.0),
@@ -156,49 +156,6 @@ pub(crate) fn sub_sum_mul_self_transpose_lower(s: &mut Cols64, a: &[Cols64]) {
     unsafe {
         _mm_storeu_pd(s[4].as_mut_ptr().add(4), _mm_add_pd(y0, z0));
         _mm_storeu_pd(s[5].as_mut_ptr().add(4), _mm_add_pd(y1, z1));
-    }
-}
-
-/// Columns `B0..B0 + 3` of Σ_j y_j g2_jᵀ over the active nodes j into `out`
-/// (overwritten), as `fem_rod::kernels::sum_mul_transpose_half` on the FMA path: per
-/// node the rotation columns c = 3–5, then for B0 < 3 the position columns on rows
-/// 0–3 (row 3 of a position column is zero, so it adds nothing). Rows above `START`
-/// of the generic kernel (upper-triangle entries of a diagonal block, unused) are
-/// summed too.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-pub(crate) fn sum_mul_transpose_half<const N: usize, const B0: usize>(
-    out: &mut Cols64,
-    y: &[&Cols64; N],
-    g2: &[&Cols64; N],
-    active: &[bool; N],
-) {
-    let mut acc = [zero(); 3];
-    for j in 0..N {
-        if !active[j] {
-            continue;
-        }
-        let (yj, gj) = (y[j], g2[j]);
-        for (c, gc) in gj.iter().enumerate().skip(3) {
-            let yc = load(yj, c);
-            for (i, a) in acc.iter_mut().enumerate() {
-                *a = fmadd(yc, gc[B0 + i], *a);
-            }
-        }
-        if B0 < 3 {
-            // The position columns touch rows 0–2 only: rows 0–3 of the accumulators
-            // (row 3 gains y_c3·w = 0).
-            for (c, gc) in gj.iter().enumerate().take(3) {
-                // SAFETY: rows 0–3 of column c, within its 6 entries.
-                let yc = unsafe { _mm256_loadu_pd(yj[c].as_ptr()) };
-                for (i, a) in acc.iter_mut().enumerate() {
-                    a.0 = _mm256_fmadd_pd(yc, _mm256_set1_pd(gc[B0 + i]), a.0);
-                }
-            }
-        }
-    }
-    for (i, a) in acc.into_iter().enumerate() {
-        store(out, B0 + i, a);
     }
 }
 

@@ -1,61 +1,21 @@
 //! A symmetric positive definite block-banded matrix of 6×6 blocks, its in-place block
 //! Cholesky factorisation A = L Lᵀ, and the forward and back substitutions that solve
-//! A x = b with it (paper Section 8.2).
+//! A x = b with it (paper Section 8.2, where it solves a Cosserat rod's λ-system; the
+//! world's direct groups of joints solve theirs with it too).
 //!
-//! # The system
-//! A rod's elastic constraints are one 6-row constraint (108) per Gauss point: three
-//! shear/stretch rows v − e₃ and three bending/torsion rows u − u*. Solving them
-//! together is the Newton step (124) over all Gauss points of the rod,
-//!
-//! ```text
-//! A Δλ = −C − α̃λ,    A = ∇C 𝓜⁻¹ ∇Cᵀ + α̃      (6n × 6n, n = number of Gauss points)
-//! ```
-//!
-//! with α̃ = α/h² from (109) and 𝓜 the lumped (block-diagonal per node) inertia of
-//! Section 6.3.6. Block (g, g') of A is ∇C_g 𝓜⁻¹ ∇C_g'ᵀ, a sum over the nodes both
-//! Gauss points depend on, so it is zero unless constraints g and g' share a node. A is
-//! symmetric, and positive definite when α̃ > 0 or ∇C has full row rank.
-//!
-//! # Block bandwidth of a rod
-//! Number the Gauss points element by element, in order along the rod: point r of
-//! element e (r = 0 … q − 1, q points per element) is block row g = e·q + r. An element
-//! of polynomial order k has k + 1 nodes, numbered e·k … e·k + k, and consecutive
-//! elements share one end node (Section 6.3.1). Every Gauss point of element e depends
-//! on all k + 1 nodes of e (the basis functions (96)–(97) are non-zero inside the
-//! element), so points of elements e and e' share a node exactly when |e − e'| ≤ 1
-//! (element e + 2 starts at node e·k + 2k > e·k + k). The largest |g − g'| over coupled
-//! pairs is between the first point of e and the last point of e + 1:
-//!
-//! ```text
-//! p = (e + 1)·q + (q − 1) − e·q = 2q − 1
-//! ```
-//!
-//! whatever the order k: the bandwidth counts Gauss points, not nodes, which is the
-//! paper's "2m − 1 with m Gauss points per element" ([`rod_block_bandwidth`]). With
-//! "uniformly reduced" integration (Section 6.3.5, q = k) and with full integration
-//! (q = k + 1, exact for the degree-2k products of basis functions):
-//!
-//! | element | reduced: q | p | full: q | p |
-//! |---|---|---|---|---|
-//! | linear (k = 1) | 1 | 1 (block-tridiagonal) | 2 | 3 |
-//! | quadratic (k = 2) | 2 | 3 | 3 | 5 |
-//! | cubic (k = 3) | 3 | 5 | 4 | 7 |
-//!
-//! A 6-row constraint fixing the base node, placed before the first Gauss point,
-//! couples only with the q points of the first element (bandwidth q ≤ 2q − 1), and
-//! likewise a tip constraint placed after the last one, so neither widens the band.
-//! Within the band, row g = e·q + r has structural non-zeros back to column (e − 1)·q,
-//! i.e. q + r + 1 blocks with the diagonal, not the p + 1 = 2q of the band: its
-//! profile (envelope). [`BlockBandedMatrix::set_profile`] stores each row from its
+//! # Band and profile
+//! Block (i, j) of A is zero for |i − j| > p, the block bandwidth. Within the band, a
+//! row may have structural zeros left of its first non-zero block: its profile (or
+//! envelope) starts there. [`BlockBandedMatrix::set_profile`] stores each row from its
 //! first non-zero block on only (a skyline layout), and Cholesky creates no fill
-//! outside the profile, so the factor fits the same storage: per element of a rod
-//! (q rows) q(3q + 1)/2 blocks instead of 2q² (cubic, q = 3: 15 instead of 18;
-//! quadratic: 7 instead of 8; linear: 2, the same).
+//! outside the profile, so the factor fits the same storage. (A rod's bandwidth and
+//! profile, and what the profile saves there, are derived in the rod module's
+//! `banded` docs.)
 //!
 //! # Algorithm and cost
 //! Storage is the lower band only: for each block row i its blocks (i, sᵢ) … (i, i)
 //! from its profile start sᵢ (i − p, or 0 in the first rows, unless set), as
-//! fixed-size column-major 6×6 blocks ([`Real::BandBlock`]: for `f64` six columns of
+//! fixed-size column-major 6×6 blocks ([`BandScalar::Block`]: for `f64` six columns of
 //! six, for `f32` six columns padded to eight and aligned, [`PaddedBlockF32`]), rows
 //! one after the other in one flat `Vec`. [`BlockBandedMatrix::block`] returns a
 //! block as an `SMatrix<T, 6, 6>`.
@@ -99,7 +59,7 @@
 //!
 //! ```
 //! use lie_xpbd::nalgebra::{SMatrix, SVector};
-//! use lie_xpbd::rod::banded::{BandedError, BlockBandedMatrix};
+//! use lie_xpbd::linalg::banded::{BandedError, BlockBandedMatrix};
 //!
 //! let mut a = BlockBandedMatrix::<f64>::new(3, 1)?;
 //! let coupling = SMatrix::<f64, 6, 6>::from_element(-0.1);
@@ -123,7 +83,6 @@
 //! ```
 
 use crate::lie::real::c;
-use crate::lie::Real;
 use nalgebra::{DVector, SMatrix, SVector};
 
 mod assemble;
@@ -134,10 +93,10 @@ mod storage;
 pub use error::BandedError;
 use kernels::*;
 pub(crate) use storage::{from_matrix, to_matrix};
-pub use storage::{BandBlock, PaddedBlockF32};
+pub use storage::{BandBlock, BandScalar, PaddedBlockF32};
 
-/// Rows (and columns) of one block: the 6 rows of a rod's Gauss-point constraint (108),
-/// 3 shear/stretch and 3 bending/torsion.
+/// Rows (and columns) of one block: 6, the rows of a rigid body's pose (3 position,
+/// 3 rotation), of a rod's Gauss-point constraint (108) and of a full joint.
 pub const BLOCK_SIZE: usize = 6;
 
 const B: usize = BLOCK_SIZE;
@@ -148,24 +107,8 @@ pub type Block<T> = SMatrix<T, BLOCK_SIZE, BLOCK_SIZE>;
 /// Columns of a block, as nalgebra stores them (column-major, `data.0[column][row]`).
 pub(crate) type Cols<T> = [[T; B]; B];
 
-/// One block as the band stores it ([`Real::BandBlock`]).
-pub(crate) type Stored<T> = <T as Real>::BandBlock;
-
-/// The block bandwidth p (number of non-zero block sub-diagonals) of a rod's λ-system
-/// `∇C 𝓜⁻¹ ∇Cᵀ + α̃` with `gauss_points_per_element` = q Gauss-point constraints (108)
-/// per element, numbered element by element along the rod: p = 2q − 1, for elements of
-/// any polynomial order (module docs: linear, quadratic and cubic elements with reduced
-/// and full integration). q = 0 (no constraints) gives 0. Constraints fixing the base
-/// or tip node, placed first or last, fit in this band.
-///
-/// ```
-/// use lie_xpbd::rod::banded::rod_block_bandwidth;
-/// assert_eq!(rod_block_bandwidth(1), 1); // linear elements, one Gauss point
-/// assert_eq!(rod_block_bandwidth(3), 5); // cubic elements, reduced integration
-/// ```
-pub const fn rod_block_bandwidth(gauss_points_per_element: usize) -> usize {
-    (2 * gauss_points_per_element).saturating_sub(1)
-}
+/// One block as the band stores it ([`BandScalar::Block`]).
+pub(crate) type Stored<T> = <T as BandScalar>::Block;
 
 /// What the band storage currently holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,7 +138,7 @@ enum State {
 /// Units are those of the system (for a rod's λ-system, A is in the units of C per unit
 /// of λ); the type does not interpret them.
 #[derive(Debug, Clone)]
-pub struct BlockBandedMatrix<T: Real> {
+pub struct BlockBandedMatrix<T: BandScalar> {
     /// Number of block rows n.
     blocks: usize,
     /// Block bandwidth p (≤ n − 1).
@@ -213,10 +156,10 @@ pub struct BlockBandedMatrix<T: Real> {
     state: State,
 }
 
-impl<T: Real> BlockBandedMatrix<T> {
+impl<T: BandScalar> BlockBandedMatrix<T> {
     /// A zero matrix of `blocks` × `blocks` blocks of 6×6 (6·`blocks` rows) with block
     /// bandwidth `bandwidth` (number of non-zero block sub-diagonals; 0 is
-    /// block-diagonal, 1 block-tridiagonal; [`rod_block_bandwidth`] for a rod). A
+    /// block-diagonal, 1 block-tridiagonal; 2q − 1 for a rod of q Gauss points per element). A
     /// bandwidth above `blocks − 1` is stored as `blocks − 1` (the band is then the
     /// whole lower triangle). Allocates at most (p + 1)·n blocks and 6n scalars, once.
     ///
