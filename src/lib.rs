@@ -4,21 +4,33 @@
 //! implementing "Orientation in Extended Position-Based Dynamics: Application to Rigid
 //! Bodies and Cosserat Rods" (equation numbers in the docs refer to that paper).
 //!
-//! Layers, bottom to top (nothing imports from above):
+//! Layers, bottom to top; a module names only its own layer and those below it, in
+//! code and in docs (checked by `tests/layers.rs`):
+//!
+//! ```text
+//! lie ← linalg ← xpbd ← joint ← rod, guide ← scene ← scenes ← sim ← pipeline ← lie-xpbd (bin)
+//! ```
+//!
 //! * [`lie`]: the `LieGroup` trait over SO(3) (rotation matrices or unit quaternions,
 //!   f32 or f64), Exp/Log, boxplus/boxminus, Γ, Γ⁻¹, Jacobian blocks, and
-//!   finite-difference derivatives on the manifold.
+//!   finite-difference derivatives on the manifold. Knows nothing of solvers.
+//! * [`linalg`]: general linear algebra: the block-banded Cholesky solver of 6×6 blocks
+//!   (Section 8.2) with its x86-64 kernels, and [`linalg::BandScalar`], the scalars it
+//!   runs on with their block storage.
 //! * [`xpbd`]: bodies, the `Constraint` trait, the time step (Algorithm 1) with row or
-//!   block projection, and the primal and constraint residuals.
+//!   block projection, direct groups of constraints, and the primal and constraint
+//!   residuals.
 //! * [`joint`]: vector joint constraints (fixed, revolute, spherical, prismatic), joint
 //!   limits, drives to targets (81) and velocity motors.
-//! * [`rod`]: Cosserat rod finite elements: interpolation, strains and Gauss-point
-//!   constraints with their gradients, and the block-banded Cholesky solver of a rod's
-//!   λ-system (Section 8.2).
-//! * [`scenes`]: the paper's experiments as builders.
+//! * [`rod`]: Cosserat rod finite elements and rigid chains: interpolation, strains and
+//!   Gauss-point constraints with their gradients, and the rod's λ-system for the
+//!   block-banded solver (Section 8.2).
+//! * [`guide`] (beside `rod`, which it does not use): writing your own constraint.
 //! * [`scene`]: the TOML scene format and the generic builder from a scene to a world.
+//! * [`scenes`]: the paper's experiments as builders (on scene files).
 //! * [`sim`]: a built scene behind one object-safe trait, for any scalar and representation.
-//! * `pipeline` (feature `cli`, on by default): runs, outputs, plots and studies.
+//! * `pipeline` (feature `cli`, on by default): runs, outputs, plots and studies, under
+//!   the `lie-xpbd` program.
 //!
 //! Writing your own constraint: the [`guide`] derives, checks and simulates one, step by step.
 //!

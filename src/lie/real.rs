@@ -100,7 +100,7 @@ pub trait Real: RealField + Copy + Send + Sync + std::fmt::Display + 'static {
     const SERIES_SHORT_TIERS: &'static [(f64, usize)];
 
     /// Whether joints evaluate their values C (position error, rotation error, relative
-    /// position: [`crate::joint::JointKinematics`]) in `f64` from the bodies' compensated
+    /// position: the joint module's `JointKinematics`) in `f64` from the bodies' compensated
     /// state (the exact position p + p_lo and the orientation as base·since-base), rather
     /// than from the pose rounded to `Self`. A value rounded to ε·|p| is projected away
     /// every substep, which turns its rounding into a velocity of ε·|p|/h: negligible in

@@ -1,5 +1,5 @@
 //! General linear algebra for the solvers above it, which knows nothing of bodies,
-//! joints or rods: the layer between [`crate::lie`] and [`crate::xpbd`].
+//! joints or rods: the layer between [`crate::lie`] and `xpbd` (crate docs: layers).
 //!
 //! * [`banded`]: a symmetric positive definite block-banded matrix of 6×6 blocks
 //!   ([`BlockBandedMatrix`]), its in-place block Cholesky factorisation and the

@@ -158,6 +158,26 @@ pub type CubicRod<T, G> = FemRod<T, G, 4>;
 /// assert!(tip.y < 0.0 && tip.y > -0.5); // sagging, held by the rod's stiffness
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Each Gauss point is a row block of the system ([`System::row_block`]), whose
+/// gradient [`crate::xpbd::check_row_block`] checks against finite differences:
+///
+/// ```
+/// use lie_xpbd::lie::{LieGroup, UnitQuaternion};
+/// use lie_xpbd::rod::{FemRod, RodMaterial, StraightRod};
+/// use lie_xpbd::xpbd::{check_row_block, SolverOptions, System, World};
+/// let mut world = World::<f64, UnitQuaternion<f64>>::new(SolverOptions::default())?;
+/// let material = RodMaterial::circular(5e6, 0.4, 1000.0, 0.05)?;
+/// // Two cubic elements: one block (6 rows over 4 nodes) per Gauss point.
+/// let ids = FemRod::<f64, UnitQuaternion<f64>, 4>::add_straight(
+///     &mut world, &material, &StraightRod::cantilever(1.0, 2))?;
+/// let rod = world.system(ids.system).unwrap();
+/// assert_eq!(rod.row_block_count(), 6);
+/// let report = check_row_block(rod, 4, world.bodies())?;
+/// assert!(report.passed(), "{report}");
+/// assert_eq!(report.kind, "rod gauss point");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct FemRod<T: BandScalar, G: LieGroup<T>, const N: usize> {
     name: String,

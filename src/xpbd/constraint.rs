@@ -90,8 +90,8 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
 
     /// The constraint's type, for grouping diagnostics and reports (e.g. the
     /// [`crate::xpbd::check`] results) by kind rather than by instance: `"fixed"`,
-    /// `"revolute"`, `"spherical"` or `"prismatic"` for the joints of
-    /// [`crate::joint`]. Default: `"custom"`.
+    /// `"revolute"`, `"spherical"` or `"prismatic"` for the joints of the `joint`
+    /// module. Default: `"custom"`.
     fn kind(&self) -> &'static str {
         "custom"
     }
@@ -264,8 +264,8 @@ pub trait Constraint<T: Real, G: LieGroup<T>>: Send + Sync {
     /// Called by [`crate::xpbd::World::substep`] once per substep for every
     /// constraint, after the position solve, the velocity update and the damping pass,
     /// with the bodies at their end-of-substep state. Constraints with state carried
-    /// across substeps (e.g. the unwrapped angle of
-    /// [`crate::joint::RevoluteLimit`]) update it here; [`Constraint::evaluate`] sees it
+    /// across substeps (e.g. the unwrapped angle of a revolute joint limit) update it
+    /// here; [`Constraint::evaluate`] sees it
     /// constant within a substep. Default: nothing.
     fn end_substep(&mut self, _bodies: &[Body<T, G>]) {}
 

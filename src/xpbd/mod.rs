@@ -126,7 +126,7 @@
 //! any constraint (joints, user constraints) opts in per row, and the velocity pass
 //! ([`World::solve_velocities`]) treats them all alike.
 //! Groups of rows over many bodies that are solved together, one linear system per
-//! iteration (a Cosserat rod, [`crate::rod::FemRod`], Section 8.2), implement
+//! iteration (a Cosserat rod, Section 8.2), implement
 //! [`System`] and are added with [`World::add_system`]; the substep projects them
 //! before the constraints (Algorithm 1, line 5).
 //! Constraints already in a world can be grouped into one direct solve per iteration

@@ -12,24 +12,50 @@
 //! outside this crate can be verified in a unit test:
 //!
 //! ```
-//! use lie_xpbd::joint::{JointFrame, Spherical};
 //! use lie_xpbd::lie::{LieGroup, SO3Matrix};
-//! use lie_xpbd::xpbd::{check_gradient_perturbed, Body, BodyId};
-//! use nalgebra::Vector3;
+//! use lie_xpbd::xpbd::{
+//!     check_gradient_perturbed, Body, BodyId, Constraint, ConstraintEval, MAX_BODIES,
+//! };
+//! use nalgebra::{Matrix3, Vector3};
 //! use rand::SeedableRng;
+//!
+//! /// Holds the point r (m, body frame) of body 0 at the world origin: C = p + R r
+//! /// (3 rows, m).
+//! struct Pin(Vector3<f64>);
+//!
+//! impl Constraint<f64, SO3Matrix<f64>> for Pin {
+//!     fn name(&self) -> String {
+//!         "pin".to_string()
+//!     }
+//!     fn kind(&self) -> &'static str {
+//!         "pin"
+//!     }
+//!     fn dim(&self) -> usize {
+//!         3
+//!     }
+//!     fn bodies(&self) -> [Option<BodyId>; MAX_BODIES] {
+//!         [Some(BodyId(0)), None]
+//!     }
+//!     fn compliance(&self, _row: usize) -> f64 {
+//!         0.0
+//!     }
+//!     fn evaluate(&self, bodies: &[Body<f64, SO3Matrix<f64>>], out: &mut ConstraintEval<f64>) {
+//!         let (p, r) = (bodies[0].position, &bodies[0].orientation);
+//!         out.value.fixed_rows_mut::<3>(0).copy_from(&(p + r.act(&self.0)));
+//!         // ∂C/∂p = I (per m); D_R(R r) = −R r̂ (20), body frame (per rad).
+//!         let g = &mut out.gradient[0];
+//!         g.fixed_view_mut::<3, 3>(0, 0).copy_from(&Matrix3::identity());
+//!         g.fixed_view_mut::<3, 3>(0, 3).copy_from(&r.jacobian_act(&self.0));
+//!     }
+//! }
+//!
 //! let r = SO3Matrix::<f64>::exp(&Vector3::new(0.2, -0.4, 0.1));
-//! let bodies = [
-//!     Body::dynamic(1.0, Vector3::repeat(0.1), Vector3::zeros(), r).unwrap(),
-//!     Body::dynamic(1.0, Vector3::repeat(0.1), Vector3::new(0.0, -1.0, 0.0), r).unwrap(),
-//! ];
-//! let joint = Spherical::new(
-//!     Some(BodyId(0)), JointFrame::at(Vector3::new(0.0, -0.5, 0.0)),
-//!     Some(BodyId(1)), JointFrame::at(Vector3::new(0.0, 0.5, 0.0)),
-//! ).unwrap();
+//! let bodies = [Body::dynamic(1.0, Vector3::repeat(0.1), Vector3::new(0.1, -0.5, 0.0), r).unwrap()];
+//! let pin = Pin(Vector3::new(0.0, 0.5, 0.0));
 //! let mut rng = rand::rngs::StdRng::seed_from_u64(1);
-//! let report = check_gradient_perturbed(&joint, &bodies, &mut rng, 20, 0.5, 0.5).unwrap();
+//! let report = check_gradient_perturbed(&pin, &bodies, &mut rng, 20, 0.5, 0.5).unwrap();
 //! assert!(report.passed(), "{report}");
-//! assert_eq!((report.kind, report.states_checked), ("spherical", 21));
+//! assert_eq!((report.kind, report.states_checked), ("pin", 21));
 //! ```
 //!
 //! # Row blocks of systems
@@ -41,9 +67,8 @@
 //! [`check_row_block_perturbed`] check one block exactly as a constraint is checked:
 //! every body of the block (fixed ones too) is perturbed by `p + δp` and `R ⊞ δθ`,
 //! with the same metric, step and tolerance. `lie-xpbd check-jacobians` checks every
-//! row block of every system of a scene ([`crate::pipeline::jacobians`]): each Gauss
-//! point of a [`crate::rod::FemRod`] (kind `"rod gauss point"`) and each joint of a
-//! [`crate::rod::RigidChainRod`] (`"rod joint"`).
+//! row block of every system of a scene: each Gauss point of a finite-element rod
+//! (kind `"rod gauss point"`) and each joint of a rigid-chain rod (`"rod joint"`).
 //!
 //! # Error metric
 //! At one state, with J the analytic gradient and J_fd the central differences, both
@@ -109,8 +134,8 @@
 //! π − 2.1 rad every perturbed state stays ≥ 0.1 rad from the cut. A rod's rows take
 //! Log of the relative rotations between the bodies of one block (Rⱼ ⊟ R₀ in an
 //! element (100), Rⱼ₊₁ ⊟ Rⱼ at a joint (90)): perturb a block only by a
-//! `rotation_scale` that keeps those below π − 0.1 rad (the study lowers it per block,
-//! [`crate::pipeline::jacobians::row_block_rotation_scale`]). Inequality rows
+//! `rotation_scale` that keeps those below π − 0.1 rad (`lie-xpbd check-jacobians`
+//! lowers it per block). Inequality rows
 //! ([`Constraint::lambda_bounds`]) are checked like equality rows: C itself must be
 //! differentiable at the states checked. A state where the constraint reports a point
 //! of non-differentiability within the differences' reach ([`Constraint::kink_distance`],
@@ -255,19 +280,7 @@ impl fmt::Display for GradientCheck {
 /// names. Metric, step and tolerance are in the module docs; the result fails
 /// ([`GradientCheck::passed`] is false) when the gradient is wrong or not finite.
 ///
-/// ```
-/// use lie_xpbd::joint::{JointFrame, Revolute};
-/// use lie_xpbd::lie::{LieGroup, SO3Matrix};
-/// use lie_xpbd::xpbd::{check_gradient, Body, BodyId};
-/// use nalgebra::Vector3;
-/// let q = SO3Matrix::<f32>::exp(&Vector3::new(0.3, 0.1, -0.2));
-/// let bodies = [Body::dynamic(1.0, Vector3::repeat(0.1), Vector3::new(0.2, -0.4, 0.1), q).unwrap()];
-/// // A hinge from the world origin to the body's point (0, 0.5, 0).
-/// let hinge = Revolute::new(None, JointFrame::identity(), Some(BodyId(0)), JointFrame::at(Vector3::new(0.0, 0.5, 0.0))).unwrap();
-/// let report = check_gradient(&hinge, &bodies).unwrap();
-/// assert!(report.passed(), "{report}");
-/// assert!(report.worst_relative_error < 2e-3);
-/// ```
+/// An example, on a constraint written for it, is in the module docs.
 ///
 /// # Errors
 /// Invalid input, never a wrong gradient: [`XpbdError::BadDimension`] unless
@@ -325,22 +338,7 @@ where
 /// [`RowBlockInfo::name`](super::RowBlockInfo::name) and kind, and
 /// [`GradientCheck::worst_body_slot`] indexes the block's bodies.
 ///
-/// ```
-/// use lie_xpbd::lie::{LieGroup, UnitQuaternion};
-/// use lie_xpbd::rod::{FemRod, RodMaterial, StraightRod};
-/// use lie_xpbd::xpbd::{check_row_block, SolverOptions, System, World};
-/// let mut world = World::<f64, UnitQuaternion<f64>>::new(SolverOptions::default())?;
-/// let material = RodMaterial::circular(5e6, 0.4, 1000.0, 0.05)?;
-/// // Two cubic elements: one block (6 rows over 4 nodes) per Gauss point.
-/// let ids = FemRod::<f64, UnitQuaternion<f64>, 4>::add_straight(
-///     &mut world, &material, &StraightRod::cantilever(1.0, 2))?;
-/// let rod = world.system(ids.system).unwrap();
-/// assert_eq!(rod.row_block_count(), 6);
-/// let report = check_row_block(rod, 4, world.bodies())?;
-/// assert!(report.passed(), "{report}");
-/// assert_eq!(report.kind, "rod gauss point");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
+/// A rod's Gauss points are checked so in the rod module's docs of `FemRod`.
 ///
 /// # Errors
 /// Invalid input, never a wrong gradient: [`XpbdError::UnknownRowBlock`] unless

@@ -15,7 +15,7 @@ pub enum SolveMode {
     /// The scalar ("normed") baseline of Section 5.1: each joint is one norm per
     /// positional and rotational part (Müller et al. 2020), projected row by row (56).
     /// The world projects whatever constraints it holds row by row in this mode; the
-    /// scene builder ([`crate::scene::Scene::build`]) gives it the normed joints.
+    /// scene builder (`Scene::build` of the `scene` module) gives it the normed joints.
     Scalar,
 }
 

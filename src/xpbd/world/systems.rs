@@ -1,7 +1,7 @@
 //! Multi-body constraint systems of a [`World`]: groups of constraint rows over many
 //! bodies solved together as one linear system per iteration (paper Section 8.2,
 //! Algorithm 1 lines 5 and 12), e.g. the elastic Gauss-point constraints of a whole
-//! Cosserat rod ([`crate::rod::FemRod`]).
+//! Cosserat rod.
 //!
 //! # The solve
 //! A [`System`] holds m rows C(x) ∈ ℝᵐ over the poses of its bodies, with a diagonal
@@ -48,8 +48,8 @@
 //! rotation columns per rad, the right derivative R ⊞ δθ used everywhere in the
 //! crate). The evaluation must be the one the solver uses (the same code path), so
 //! that checking it checks the solve. The interface is optional: by default a system
-//! has no row blocks and is not checked. [`crate::rod::FemRod`] has one block per
-//! Gauss point (108), [`crate::rod::RigidChainRod`] one per joint (93).
+//! has no row blocks and is not checked. A finite-element rod has one block per
+//! Gauss point (108), a rigid-chain rod one per joint (93).
 
 use super::World;
 use crate::lie::{LieGroup, Real};
@@ -304,7 +304,7 @@ pub fn apply_last_body_correction<T: Real, G: LieGroup<T>>(
 }
 
 impl<T: Real, G: LieGroup<T>> World<T, G> {
-    /// Adds a multi-body constraint system (e.g. a [`crate::rod::FemRod`]) and returns
+    /// Adds a multi-body constraint system (e.g. a Cosserat rod) and returns
     /// its id. Systems are projected in the order they were added, before the
     /// constraints, in every iteration (module docs).
     ///
@@ -367,7 +367,7 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
     /// What a substep does first ([`World::substep`]), without moving any body:
     /// [`Constraint::begin_substep`] of every constraint and [`System::begin_substep`] of
     /// every system, with the clock of the next substep, which it returns. The gradient
-    /// study ([`crate::pipeline::jacobians`]) calls it too, so that constraints with
+    /// study (`lie-xpbd check-jacobians`) calls it too, so that constraints with
     /// per-substep state (a velocity motor's q_start) are checked as the solver
     /// evaluates them.
     #[inline]
