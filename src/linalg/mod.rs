@@ -9,7 +9,7 @@
 //!   each with its choice of block storage ([`BandScalar::Block`]).
 //!
 //! The x86-64 kernels of the factorisation and solves (AVX2 + FMA, chosen at run time)
-//! are private to this module; their runtime switch, `LIE_XPBD_PORTABLE`, is described
+//! are private to the crate; their runtime switch, `LIE_XPBD_PORTABLE`, is described
 //! in the [`banded`] docs.
 
 pub mod banded;

@@ -1,20 +1,21 @@
-//! Runtime selection of the rod's arithmetic path (private): the banded Cholesky
-//! factorisation and solves and the fem_rod assembly kernels are compiled twice, once
-//! portable and once for x86-64 CPUs with AVX2 and FMA (`#[target_feature]`), and the
-//! second is used when the CPU has both (detected once per process).
+//! Runtime selection of the arithmetic path of the block-banded solver and of the
+//! kernels built on it (private): the banded Cholesky factorisation and solves (and a
+//! rod's assembly kernels, in the rod module) are compiled twice, once portable and
+//! once for x86-64 CPUs with AVX2 and FMA (`#[target_feature]`), and the second is used
+//! when the CPU has both (detected once per process).
 //!
 //! The two paths run the same operations in the same order; the FMA path rounds each
 //! multiply-add once instead of twice, so results differ by round-off only. In f32 the
-//! FMA path runs the block products of the factorisation, the solves and the assembly
-//! on 8 lanes (`simd_f32`: a 6-row column in one 256-bit register, where the generic
-//! code takes 4 + 2 lanes; the band stores f32 columns padded to 8,
-//! `rod::banded::PaddedBlockF32`), and in f64 on 4 + 2 lanes (`simd_f64`: the
-//! compiler leaves the generic f64 kernels mostly scalar), both with the same fused
-//! operations in the same order as the generic FMA code, so the results do not change
-//! (except the f32 back substitution's off-diagonal sums, which run in another order:
-//! `simd_f32::BackSubstitution`). Setting the
-//! environment variable `LIE_XPBD_PORTABLE` (to anything) before the first rod step
-//! forces the portable path, e.g. to run the tests on both.
+//! FMA path runs the block products of the factorisation and the solves on 8 lanes
+//! (`simd_f32`: a 6-row column in one 256-bit register, where the generic code takes
+//! 4 + 2 lanes; the band stores f32 columns padded to 8,
+//! [`PaddedBlockF32`](super::banded::PaddedBlockF32)), and in f64 on 4 + 2 lanes
+//! (`simd_f64`: the compiler leaves the generic f64 kernels mostly scalar), both with
+//! the same fused operations in the same order as the generic FMA code, so the results
+//! do not change (except the f32 back substitution's off-diagonal sums, which run in
+//! another order: `simd_f32::BackSubstitution`). Setting the environment variable
+//! `LIE_XPBD_PORTABLE` (to anything) before the first solve forces the portable path,
+//! e.g. to run the tests on both.
 
 use crate::lie::Real;
 

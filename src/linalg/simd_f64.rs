@@ -6,7 +6,8 @@
 //! it replaces on the FMA path, so the results are identical (up to the sign of zero
 //! sums). Only called with `T = f64` ([`is_f64`]) on the FMA path. Tested bit for bit
 //! through the dispatching kernels, in f64 and f32 alike (the tests of
-//! `banded::kernels` and `fem_rod::kernels`).
+//! `banded::kernels`). The column loads, stores and multiply-adds are also used by a
+//! rod's assembly kernels (in the rod module).
 
 use std::arch::x86_64::*;
 
