@@ -240,6 +240,10 @@ where
         };
         match results.recv_timeout(cfg.deadline) {
             Ok((r, t, _)) => {
+                if cfg.cases == 1 {
+                    // A replayed case: show it.
+                    println!("case {case} ({:.3} s): {r:?}\n{shown}", t.as_secs_f64());
+                }
                 if t > report.slowest.0 {
                     report.slowest = (t, case);
                 }
