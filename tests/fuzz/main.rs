@@ -7,6 +7,8 @@
 //!   drives, motors, rods, solver options);
 //! * [`pipeline_outputs`]: mutated scenes through the pipeline's `run_scene`: whole
 //!   files or none;
+//! * [`cli_args`]: the `lie-xpbd` program on mutated scene files with random
+//!   arguments (a child process per case, so few cases): exit codes, no panics;
 //! * [`regressions`]: one test per crash the fuzzer found, named after it.
 //!
 //! Every case is reproducible from (seed, case index) and runs on a worker thread
@@ -24,6 +26,8 @@
 //! replays one case (its input is printed with `--nocapture`); `FUZZ_DEADLINE_S` (60)
 //! is the time after which a case counts as a hang.
 
+#[cfg(feature = "cli")]
+mod cli_args;
 mod harness;
 #[cfg(feature = "cli")]
 mod pipeline_outputs;
@@ -33,16 +37,18 @@ mod world_api;
 
 use harness::Config;
 
-/// Quick-pass case counts (CI): scene mutations, API worlds, pipeline runs.
-const QUICK: (u64, u64, u64) = (5_000, 5_000, 200);
+/// Quick-pass case counts (CI): scene mutations, API worlds, pipeline runs, program
+/// runs.
+const QUICK: (u64, u64, u64, u64) = (5_000, 5_000, 200, 20);
 /// Long-pass case counts (together ≥ 100 000).
-const LONG: (u64, u64, u64) = (100_000, 100_000, 5_000);
+const LONG: (u64, u64, u64, u64) = (200_000, 200_000, 5_000, 500);
 
 /// The share of cases that must build and step a world, so that the fuzzer is not
 /// only exercising rejections.
 const MIN_STEPPED_SCENES: f64 = 0.10;
 const MIN_STEPPED_WORLDS: f64 = 0.15;
 const MIN_STEPPED_PIPELINE: f64 = 0.05;
+const MIN_STEPPED_CLI: f64 = 0.0;
 
 fn scenes(seed: u64, cases: u64) {
     let report = harness::run(
@@ -54,7 +60,11 @@ fn scenes(seed: u64, cases: u64) {
 }
 
 fn worlds(seed: u64, cases: u64) {
-    let report = harness::run(Config::from_env(seed, cases), world_api::generate, world_api::execute);
+    let report = harness::run(
+        Config::from_env(seed, cases),
+        world_api::generate,
+        world_api::execute,
+    );
     report.assert_clean("world API", MIN_STEPPED_WORLDS);
 }
 
@@ -66,6 +76,16 @@ fn pipeline(seed: u64, cases: u64) {
         pipeline_outputs::execute,
     );
     report.assert_clean("pipeline outputs", MIN_STEPPED_PIPELINE);
+}
+
+#[cfg(feature = "cli")]
+fn cli(seed: u64, cases: u64) {
+    let report = harness::run(
+        Config::from_env(seed, cases),
+        cli_args::generate,
+        cli_args::execute,
+    );
+    report.assert_clean("program", MIN_STEPPED_CLI);
 }
 
 #[test]
@@ -82,6 +102,12 @@ fn fuzz_world_api_quick() {
 #[test]
 fn fuzz_pipeline_outputs_quick() {
     pipeline(0x0F11E5, QUICK.2);
+}
+
+#[cfg(feature = "cli")]
+#[test]
+fn fuzz_program_quick() {
+    cli(0xC11, QUICK.3);
 }
 
 #[test]
@@ -101,4 +127,11 @@ fn fuzz_world_api_long() {
 #[ignore = "long pass (≥ 100 000 cases, minutes): cargo test --all-features --test fuzz -- --ignored"]
 fn fuzz_pipeline_outputs_long() {
     pipeline(0x10_0F11E5, LONG.2);
+}
+
+#[cfg(feature = "cli")]
+#[test]
+#[ignore = "long pass (≥ 100 000 cases, minutes): cargo test --all-features --test fuzz -- --ignored"]
+fn fuzz_program_long() {
+    cli(0x10_0C11, LONG.3);
 }

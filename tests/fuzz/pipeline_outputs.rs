@@ -51,11 +51,34 @@ pub fn generate(rng: &mut StdRng) -> PipelineInput {
     let sweep = (mode == 9).then(|| {
         (0..rng.random_range(0..4))
             .map(|_| {
-                let key = ["solver.dt", "solver.substeps", "run.every", "solver.mode", "bodies[0].mass", "rods[0].elements", "joints[0].compliance", "x", ""]
-                    [rng.random_range(0..9)];
+                let key = [
+                    "solver.dt",
+                    "solver.substeps",
+                    "run.every",
+                    "solver.mode",
+                    "bodies[0].mass",
+                    "rods[0].elements",
+                    "joints[0].compliance",
+                    "x",
+                    "",
+                ][rng.random_range(0..9)];
                 let n = [1, 2, 3, 50, 200][rng.random_range(0..5)];
                 let values: Vec<String> = (0..n)
-                    .map(|_| ["1e-3", "2", "0", "-1", "nan", "rows", "[1, 2]", "\"a,b\"", "", "{ x = 1 }"][rng.random_range(0..10)].to_string())
+                    .map(|_| {
+                        [
+                            "1e-3",
+                            "2",
+                            "0",
+                            "-1",
+                            "nan",
+                            "rows",
+                            "[1, 2]",
+                            "\"a,b\"",
+                            "",
+                            "{ x = 1 }",
+                        ][rng.random_range(0..10)]
+                        .to_string()
+                    })
                     .collect();
                 format!("{key}={}", values.join(","))
             })
@@ -107,9 +130,9 @@ pub fn execute(input: &PipelineInput) -> CaseResult {
                 let _ = report.table();
                 Ok(Outcome::Built)
             }
-            Err(e) if e.to_string().trim().is_empty() => {
-                Err(format!("a Jacobian check error with an empty message: {e:?}"))
-            }
+            Err(e) if e.to_string().trim().is_empty() => Err(format!(
+                "a Jacobian check error with an empty message: {e:?}"
+            )),
             Err(_) => Ok(Outcome::Rejected("check-jacobians".into())),
         };
     }
@@ -136,7 +159,10 @@ pub fn execute(input: &PipelineInput) -> CaseResult {
     }
     // A few steps only: the run's duration is what the fuzzer bounds.
     let dt = scene.file().solver.dt;
-    if scene.set("run.duration", &format!("{:e}", 3.0 * dt)).is_err() {
+    if scene
+        .set("run.duration", &format!("{:e}", 3.0 * dt))
+        .is_err()
+    {
         return Ok(Outcome::Rejected("duration override".into()));
     }
     let dir = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
@@ -157,7 +183,9 @@ pub fn execute(input: &PipelineInput) -> CaseResult {
         .filter(|f| f.rsplit('/').next().is_some_and(|n| n.starts_with('.')))
         .collect();
     if !temporaries_after.is_empty() {
-        return Err(format!("temporary files left in the run folder: {temporaries_after:?}"));
+        return Err(format!(
+            "temporary files left in the run folder: {temporaries_after:?}"
+        ));
     }
     match result {
         Err(e) => {
@@ -165,7 +193,9 @@ pub fn execute(input: &PipelineInput) -> CaseResult {
                 return Err(format!("a run error with an empty message: {e:?}"));
             }
             if !written_after.is_empty() {
-                return Err(format!("the run failed ({e}) but left files: {written_after:?}"));
+                return Err(format!(
+                    "the run failed ({e}) but left files: {written_after:?}"
+                ));
             }
             Ok(Outcome::Rejected(match e {
                 RunError::Scene(_) => "build".into(),

@@ -24,7 +24,11 @@ fn regression_rigid_chain_straight_huge_body_count() {
             1.0,
             n,
         );
-        assert_eq!(r.err(), Some(RodError::TooManyBodies { count: n }), "{n} bodies");
+        assert_eq!(
+            r.err(),
+            Some(RodError::TooManyBodies { count: n }),
+            "{n} bodies"
+        );
         let r = RigidChainBuilder::<f32, UnitQuaternion<f32>>::straight(
             material(),
             Vector3::zeros(),
@@ -42,8 +46,11 @@ fn regression_rigid_chain_straight_huge_body_count() {
 /// are now bounded ([`MAX_SCENE_BODIES`]), and one rod's elements to 10⁵.
 #[test]
 fn regression_scene_many_huge_rods_validated() {
-    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cantilever.toml"))
-        .unwrap();
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenes/cantilever.toml"
+    ))
+    .unwrap();
     let mut table: toml::Table = base.parse().unwrap();
     let rod = table["rods"].as_array().unwrap()[0].clone();
     let rods: Vec<toml::Value> = (0..200)

@@ -49,7 +49,10 @@ pub fn corpus() -> &'static [(String, String)] {
             files.sort();
             for p in files {
                 let text = std::fs::read_to_string(&p).expect("scene file");
-                out.push((format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()), text));
+                out.push((
+                    format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()),
+                    text,
+                ));
             }
         }
         for (name, text) in lie_xpbd::scenes::REGISTRY {
@@ -78,7 +81,10 @@ fn corpus_keys() -> &'static [String] {
         }
         let mut out = Vec::new();
         for (_, text) in corpus() {
-            walk(&Value::Table(text.parse::<Table>().expect("corpus scene is TOML")), &mut out);
+            walk(
+                &Value::Table(text.parse::<Table>().expect("corpus scene is TOML")),
+                &mut out,
+            );
         }
         out.sort();
         out.dedup();
@@ -265,7 +271,10 @@ fn value(rng: &mut StdRng, depth: usize) -> Value {
             let mut t = Table::new();
             let keys = corpus_keys();
             for _ in 0..rng.random_range(0..4) {
-                t.insert(keys[rng.random_range(0..keys.len())].clone(), value(rng, depth - 1));
+                t.insert(
+                    keys[rng.random_range(0..keys.len())].clone(),
+                    value(rng, depth - 1),
+                );
             }
             Value::Table(t)
         }
@@ -374,7 +383,10 @@ fn edit(rng: &mut StdRng, root: &mut Value) -> String {
     let donor = || -> Value {
         let c = corpus();
         let mut r = crate::harness::case_rng(op as u64, all.len() as u64);
-        let t: Table = c[r.random_range(0..c.len())].1.parse().expect("corpus TOML");
+        let t: Table = c[r.random_range(0..c.len())]
+            .1
+            .parse()
+            .expect("corpus TOML");
         Value::Table(t)
     };
     let Some(parent) = get_mut(root, parent_path) else {
@@ -390,7 +402,11 @@ fn edit(rng: &mut StdRng, root: &mut Value) -> String {
             format!("remove {at}")
         }
         (1, Value::Array(a), Seg::Index(i)) => {
-            let n = if rng.random_bool(0.8) { 1 } else { rng.random_range(2..200) };
+            let n = if rng.random_bool(0.8) {
+                1
+            } else {
+                rng.random_range(2..200)
+            };
             let rename_copies = rng.random_bool(0.7);
             for j in 0..n {
                 let mut copy = a[*i].clone();
@@ -558,7 +574,10 @@ fn text_edit(rng: &mut StdRng, bytes: &mut Vec<u8>) -> (String, bool) {
             let close = if open == "[" { "]" } else { " }" };
             let s = format!("\ndeep = {}1{}\n", open.repeat(depth), close.repeat(depth));
             bytes.extend_from_slice(s.as_bytes());
-            (format!("append a value nested {depth} deep ({open})"), false)
+            (
+                format!("append a value nested {depth} deep ({open})"),
+                false,
+            )
         }
         4 => {
             let depth = [100, 1_000, 10_000][rng.random_range(0..3)];
@@ -589,7 +608,10 @@ fn override_key(rng: &mut StdRng, root: &Value) -> String {
     paths(root, &mut Vec::new(), &mut all);
     match rng.random_range(0..8) {
         0 => string(rng),
-        1 => format!("bodies[{}].mass", INTEGERS[rng.random_range(0..INTEGERS.len())]),
+        1 => format!(
+            "bodies[{}].mass",
+            INTEGERS[rng.random_range(0..INTEGERS.len())]
+        ),
         2 => vec!["a"; rng.random_range(1..300)].join("."),
         3 => "run.duration".into(),
         _ if !all.is_empty() => show(&all[rng.random_range(0..all.len())]),
@@ -646,7 +668,9 @@ pub fn generate(rng: &mut StdRng) -> SceneInput {
         match toml::to_string(t) {
             Ok(s) => s.into_bytes(),
             Err(e) => {
-                edits.push(format!("(not printable as TOML: {e}; the base text is used)"));
+                edits.push(format!(
+                    "(not printable as TOML: {e}; the base text is used)"
+                ));
                 text.clone().into_bytes()
             }
         }
@@ -677,7 +701,10 @@ pub fn generate(rng: &mut StdRng) -> SceneInput {
 fn typed(e: &SceneError) -> Result<(), String> {
     let shown = e.to_string();
     if shown.trim().is_empty() || e.message.trim().is_empty() {
-        return Err(format!("a SceneError of kind {:?} with an empty message", e.kind));
+        return Err(format!(
+            "a SceneError of kind {:?} with an empty message",
+            e.kind
+        ));
     }
     Ok(())
 }
@@ -685,7 +712,11 @@ fn typed(e: &SceneError) -> Result<(), String> {
 /// Estimated work of one step, and the number of rod nodes.
 pub fn work(scene: &Scene) -> (usize, usize) {
     let f = scene.file();
-    let nodes: usize = f.rods.iter().map(|r| r.node_count()).fold(0, usize::saturating_add);
+    let nodes: usize = f
+        .rods
+        .iter()
+        .map(|r| r.node_count())
+        .fold(0, usize::saturating_add);
     let items = f
         .bodies
         .len()
@@ -778,7 +809,10 @@ pub fn execute(input: &SceneInput) -> CaseResult {
     if nodes > MAX_FUZZ_NODES {
         return Ok(Outcome::Large(format!("{nodes} rod nodes")));
     }
-    let steps = scene.steps().map_err(|e| e.to_string())?.min(MAX_FUZZ_STEPS);
+    let steps = scene
+        .steps()
+        .map_err(|e| e.to_string())?
+        .min(MAX_FUZZ_STEPS);
     let mut outcome = Outcome::Built;
     for &(rotation, scalar) in &input.combos {
         let mut sim = match build_simulation(&scene, rotation, scalar) {

@@ -12,10 +12,10 @@
 
 use crate::harness::{CaseResult, Outcome};
 use lie_xpbd::joint::{
-    Fixed, HeldRotation, JointFrame, NormedFixed, NormedPrismatic, NormedRevolute,
-    NormedSpherical, PrescribedFrame, Prismatic, PrismaticDrive, PrismaticLimit, Revolute,
-    RevoluteDrive, RevoluteLimit, Spherical, SphericalDrive, SphericalSwingLimit,
-    SphericalTwistLimit, VelocityMotor,
+    Fixed, HeldRotation, JointFrame, NormedFixed, NormedPrismatic, NormedRevolute, NormedSpherical,
+    PrescribedFrame, Prismatic, PrismaticDrive, PrismaticLimit, Revolute, RevoluteDrive,
+    RevoluteLimit, Spherical, SphericalDrive, SphericalSwingLimit, SphericalTwistLimit,
+    VelocityMotor,
 };
 use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Pose, Real, SO3Matrix, UnitQuaternion};
@@ -23,8 +23,7 @@ use lie_xpbd::rod::{
     FemRod, Integration, RigidChainBuilder, RodClamp, RodMaterial, RodSolve, StraightRod,
 };
 use lie_xpbd::xpbd::{
-    Body, BodyId, BreakLimits, Constraint, ConstraintId, SolveMode, SolverOptions, World,
-    MAX_ROWS,
+    Body, BodyId, BreakLimits, Constraint, ConstraintId, SolveMode, SolverOptions, World, MAX_ROWS,
 };
 use nalgebra::{Matrix3, Quaternion, Vector3};
 use rand::rngs::StdRng;
@@ -78,12 +77,39 @@ pub enum JointKindPlan {
     PrismaticLimit(f64, f64),
     SwingLimit(f64),
     TwistLimit(f64, f64),
-    RevoluteDrive { target: f64, stiffness: f64, damping: f64, rate: Option<f64> },
-    PrismaticDrive { target: f64, stiffness: f64, damping: f64, rate: Option<f64> },
-    SphericalDrive { target: [f64; 3], stiffness: Vec<f64>, damping: f64 },
-    RevoluteMotor { speed: f64, max: f64, substep: f64 },
-    PrismaticMotor { speed: f64, max: f64, substep: f64 },
-    Prescribed { position: [bool; 3], rotation: u8, target: [f64; 3], velocity: [f64; 3] },
+    RevoluteDrive {
+        target: f64,
+        stiffness: f64,
+        damping: f64,
+        rate: Option<f64>,
+    },
+    PrismaticDrive {
+        target: f64,
+        stiffness: f64,
+        damping: f64,
+        rate: Option<f64>,
+    },
+    SphericalDrive {
+        target: [f64; 3],
+        stiffness: Vec<f64>,
+        damping: f64,
+    },
+    RevoluteMotor {
+        speed: f64,
+        max: f64,
+        substep: f64,
+    },
+    PrismaticMotor {
+        speed: f64,
+        max: f64,
+        substep: f64,
+    },
+    Prescribed {
+        position: [bool; 3],
+        rotation: u8,
+        target: [f64; 3],
+        velocity: [f64; 3],
+    },
 }
 
 /// A joint between two bodies (indices into the plan's bodies, possibly out of range).
@@ -319,7 +345,11 @@ fn joint(rng: &mut StdRng, bodies: usize, p: f64) -> JointPlan {
             substep: num(rng, 1e-4, 1e-2, p),
         },
         _ => JointKindPlan::Prescribed {
-            position: [rng.random_bool(0.5), rng.random_bool(0.5), rng.random_bool(0.5)],
+            position: [
+                rng.random_bool(0.5),
+                rng.random_bool(0.5),
+                rng.random_bool(0.5),
+            ],
             rotation: rng.random_range(0..3),
             target: vec3(rng, 1.0, p),
             velocity: vec3(rng, 1.0, p),
@@ -347,7 +377,11 @@ fn joint(rng: &mut StdRng, bodies: usize, p: f64) -> JointPlan {
 fn rod(rng: &mut StdRng, p: f64) -> RodPlan {
     RodPlan {
         chain: rng.random_bool(0.3),
-        order: [0, 1, 2, 3, 4][rng.random_range(0..5)].max(if rng.random_bool(0.9) { 1 } else { 0 }),
+        order: [0, 1, 2, 3, 4][rng.random_range(0..5)].max(if rng.random_bool(0.9) {
+            1
+        } else {
+            0
+        }),
         elements: if rng.random_bool(0.02) {
             // Counts no memory holds: an error, never a panic or an abort.
             [usize::MAX, usize::MAX / 2, 1 << 40][rng.random_range(0..3)]
@@ -380,7 +414,9 @@ pub fn generate(rng: &mut StdRng) -> WorldPlan {
     let p = [0.0, 0.02, 0.1, 0.3][rng.random_range(0..4)];
     let nb = [0, 1, 2, 3, 4, 6][rng.random_range(0..6)];
     let bodies: Vec<_> = (0..nb).map(|_| body(rng, p)).collect();
-    let joints = (0..rng.random_range(0..6)).map(|_| joint(rng, nb, p)).collect();
+    let joints = (0..rng.random_range(0..6))
+        .map(|_| joint(rng, nb, p))
+        .collect();
     let rods = if rng.random_bool(0.3) {
         (0..rng.random_range(1..3)).map(|_| rod(rng, p)).collect()
     } else {
@@ -394,8 +430,16 @@ pub fn generate(rng: &mut StdRng) -> WorldPlan {
         } else {
             [1e-3, 5e-3, 1e-2, 1e-4, 0.1][rng.random_range(0..5)]
         },
-        substeps: if rng.random_bool(0.03) { 0 } else { [1, 1, 2, 4, 16][rng.random_range(0..5)] },
-        iterations: if rng.random_bool(0.03) { 0 } else { [1, 1, 2, 8][rng.random_range(0..4)] },
+        substeps: if rng.random_bool(0.03) {
+            0
+        } else {
+            [1, 1, 2, 4, 16][rng.random_range(0..5)]
+        },
+        iterations: if rng.random_bool(0.03) {
+            0
+        } else {
+            [1, 1, 2, 8][rng.random_range(0..4)]
+        },
         mode: rng.random_range(0..3),
         gravity: if rng.random_bool(0.9) {
             [0.0, -9.81, 0.0]
@@ -429,13 +473,15 @@ fn rotation<T: Real, G: LieGroup<T>>(r: &RotPlan) -> Result<Option<G>, String> {
     Ok(match r {
         RotPlan::Identity => Some(G::identity()),
         RotPlan::Exp(t) => Some(G::exp(&v(t))),
-        RotPlan::Quat(q) => match G::from_quaternion(&Quaternion::new(c(q[0]), c(q[1]), c(q[2]), c(q[3]))) {
-            Ok(g) => Some(g),
-            Err(e) => {
-                typed(&e)?;
-                None
+        RotPlan::Quat(q) => {
+            match G::from_quaternion(&Quaternion::new(c(q[0]), c(q[1]), c(q[2]), c(q[3]))) {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    typed(&e)?;
+                    None
+                }
             }
-        },
+        }
         RotPlan::Matrix(m) => match G::from_matrix(&Matrix3::from_row_slice(&m.map(c::<T>))) {
             Ok(g) => Some(g),
             Err(e) => {
@@ -493,8 +539,10 @@ fn make_joint<T: Real, G: LieGroup<T>>(
 ) -> Result<Option<Box<dyn Constraint<T, G>>>, String> {
     let id = |i: Option<usize>| i.map(|i| ids.get(i).copied().unwrap_or(BodyId(i + 1000)));
     let (b1, b2) = (id(plan.body1), id(plan.body2));
-    let (Some(f1), Some(f2)) = (frame_of::<T, G>(&plan.frame1)?, frame_of::<T, G>(&plan.frame2)?)
-    else {
+    let (Some(f1), Some(f2)) = (
+        frame_of::<T, G>(&plan.frame1)?,
+        frame_of::<T, G>(&plan.frame2)?,
+    ) else {
         return Ok(None);
     };
     let r: Result<Box<dyn Constraint<T, G>>, _> = match &plan.kind {
@@ -516,7 +564,10 @@ fn make_joint<T: Real, G: LieGroup<T>>(
             with_limit_compliance!(SphericalSwingLimit::new(b1, f1, b2, f2, c(*max)), plan)
         }
         JointKindPlan::TwistLimit(lo, hi) => {
-            with_limit_compliance!(SphericalTwistLimit::new(b1, f1, b2, f2, c(*lo), c(*hi)), plan)
+            with_limit_compliance!(
+                SphericalTwistLimit::new(b1, f1, b2, f2, c(*lo), c(*hi)),
+                plan
+            )
         }
         JointKindPlan::RevoluteDrive {
             target,
@@ -548,10 +599,17 @@ fn make_joint<T: Real, G: LieGroup<T>>(
             damping,
         } => {
             let k: Vec<T> = stiffness.iter().map(|&x| c(x)).collect();
-            SphericalDrive::new(b1, f1, b2, f2, v(target), k.first().copied().unwrap_or(T::one()))
-                .and_then(|d| d.with_stiffnesses(&k))
-                .and_then(|d| d.with_damping(c(*damping)))
-                .map(|j| Box::new(j) as Box<dyn Constraint<T, G>>)
+            SphericalDrive::new(
+                b1,
+                f1,
+                b2,
+                f2,
+                v(target),
+                k.first().copied().unwrap_or(T::one()),
+            )
+            .and_then(|d| d.with_stiffnesses(&k))
+            .and_then(|d| d.with_damping(c(*damping)))
+            .map(|j| Box::new(j) as Box<dyn Constraint<T, G>>)
         }
         JointKindPlan::RevoluteMotor {
             speed,
@@ -571,7 +629,11 @@ fn make_joint<T: Real, G: LieGroup<T>>(
             target,
             velocity,
         } => {
-            let held = [HeldRotation::Free, HeldRotation::Axis, HeldRotation::Orientation][*r as usize];
+            let held = [
+                HeldRotation::Free,
+                HeldRotation::Axis,
+                HeldRotation::Orientation,
+            ][*r as usize];
             let body = b2.or(b1).unwrap_or(BodyId(0));
             PrescribedFrame::new(body, f1, Pose::new(v(target), f2.rotation), *position, held)
                 .and_then(|p| p.with_velocity(v(velocity)))
@@ -599,7 +661,10 @@ fn add_rod<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, plan: &RodPlan) -> 
             plan.elements.saturating_add(1),
         )
         .and_then(|b| b.with_damping([c(plan.damping); 6]))
-        .map(|b| b.with_fixed_base(plan.clamp & 1 == 1).with_fixed_tip(plan.clamp & 2 == 2))
+        .map(|b| {
+            b.with_fixed_base(plan.clamp & 1 == 1)
+                .with_fixed_tip(plan.clamp & 2 == 2)
+        })
         .and_then(|b| b.build(world));
         return match built {
             Ok(_) => Ok(()),
@@ -616,7 +681,12 @@ fn add_rod<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, plan: &RodPlan) -> 
             3 => Integration::Full,
             n => Integration::Points(n as usize - 3),
         },
-        clamp: [RodClamp::Free, RodClamp::Start, RodClamp::End, RodClamp::Both][plan.clamp as usize],
+        clamp: [
+            RodClamp::Free,
+            RodClamp::Start,
+            RodClamp::End,
+            RodClamp::Both,
+        ][plan.clamp as usize],
         damping: c(plan.damping),
     };
     let solve = if plan.gauss_point {
@@ -705,8 +775,16 @@ fn run_world<T: Real, G: LieGroup<T>>(plan: &WorldPlan) -> CaseResult {
     for _ in 0..plan.steps {
         match world.step() {
             Ok(()) => {
-                if let Some((i, _)) = world.bodies().iter().enumerate().find(|(_, b)| !b.is_finite()) {
-                    return Err(format!("step {} returned Ok with body {i} not finite", world.steps()));
+                if let Some((i, _)) = world
+                    .bodies()
+                    .iter()
+                    .enumerate()
+                    .find(|(_, b)| !b.is_finite())
+                {
+                    return Err(format!(
+                        "step {} returned Ok with body {i} not finite",
+                        world.steps()
+                    ));
                 }
                 // The reports of a stepped world must not panic either.
                 let _ = world.residuals();
