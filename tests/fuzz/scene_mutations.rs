@@ -423,7 +423,7 @@ fn edit(rng: &mut StdRng, root: &mut Value) -> String {
             t.insert(k.clone(), Value::Array(vec![v.clone(), v]));
             format!("arrayify {at}")
         }
-        (2 | 3 | 4, parent, last) => {
+        (2..=4, parent, last) => {
             let slot = match (parent, last) {
                 (Value::Table(t), Seg::Key(k)) => t.get_mut(k),
                 (Value::Array(a), Seg::Index(i)) => a.get_mut(*i),
