@@ -91,3 +91,20 @@ fn regression_scene_many_huge_rods_validated() {
     table.insert("rods".into(), one);
     Scene::from_toml(&toml::to_string(&table).unwrap(), "one_rod.toml").unwrap();
 }
+
+/// The fuzzer's seeds are valid scenes that build and step (else their mutations would
+/// only exercise rejections).
+#[test]
+fn fuzz_seeds_are_valid_scenes() {
+    for name in ["direct_chain", "chain_rod"] {
+        let path = format!(
+            "{}/tests/fuzz/seeds/{name}.toml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut built = scene.build::<f64, UnitQuaternion<f64>>().unwrap();
+        for _ in 0..scene.steps().unwrap() {
+            built.step().unwrap();
+        }
+    }
+}

@@ -3,8 +3,10 @@
 //! steps.
 //!
 //! The corpus is every scene file under `scenes/`, every built-in scene
-//! (`scenes::REGISTRY`) and the valid test scenes under `tests/scenes/` (they use every
-//! joint option). A case takes one of them and either edits its TOML tree (1 to 4
+//! (`scenes::REGISTRY`), the valid test scenes under `tests/scenes/` (they use every
+//! joint option) and the fuzzer's seeds under `tests/fuzz/seeds/` (what none of those
+//! uses: `joint_solve = "direct"`, a rigid-chain rod with precurvature, drive rates,
+//! per-row compliance and damping). A case takes one of them and either edits its TOML tree (1 to 4
 //! edits: remove a field, duplicate an entry, change a value's type, set an extreme,
 //! non-finite, huge, negative or zero number, a unicode, empty or very long name, nest a
 //! value deeply, swap entries, splice in a subtree of another scene, rename a key) or
@@ -40,7 +42,7 @@ pub fn corpus() -> &'static [(String, String)] {
     CORPUS.get_or_init(|| {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let mut out = Vec::new();
-        for dir in ["scenes", "tests/scenes"] {
+        for dir in ["scenes", "tests/scenes", "tests/fuzz/seeds"] {
             let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
                 .expect("scene folder")
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -58,7 +60,7 @@ pub fn corpus() -> &'static [(String, String)] {
         for (name, text) in lie_xpbd::scenes::REGISTRY {
             out.push((format!("builtin:{name}"), text.to_string()));
         }
-        assert!(out.len() >= 8, "the corpus has the shipped scenes");
+        assert!(out.len() >= 10, "the corpus has the shipped scenes");
         out
     })
 }
