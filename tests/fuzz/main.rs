@@ -66,6 +66,19 @@ fn worlds(seed: u64, cases: u64) {
         world_api::execute,
     );
     report.assert_clean("world API", MIN_STEPPED_WORLDS);
+    let accepted = world_api::ACCEPTED
+        .each_ref()
+        .map(|n| n.load(std::sync::atomic::Ordering::Relaxed));
+    println!(
+        "world API accepted: {} bodies, {} constraints, {} rods, {} direct groups, {} break limits",
+        accepted[0], accepted[1], accepted[2], accepted[3], accepted[4]
+    );
+    if report.cases >= 1000 {
+        assert!(
+            accepted.iter().all(|&n| n > 0),
+            "some kind of world item was never accepted: {accepted:?}"
+        );
+    }
 }
 
 #[cfg(feature = "cli")]

@@ -2,7 +2,7 @@
 //! inertias and poses, degenerate and non-finite ones included, orientations through
 //! the checked constructors), joints of every kind between random bodies (the world,
 //! one body twice, bodies the world does not have), limits (inverted, NaN), drives,
-//! motors, break limits, prescribed frames, and rods (FEM of order 1–3 and rigid
+//! motors, break limits, prescribed frames, direct joint groups, and rods (FEM of order 1–3 and rigid
 //! chains) with random element counts (0, 1, many) and materials.
 //!
 //! Every call returns `Ok` or a typed error (its message not empty), never panics; a
@@ -28,6 +28,21 @@ use lie_xpbd::xpbd::{
 use nalgebra::{Matrix3, Quaternion, Vector3};
 use rand::rngs::StdRng;
 use rand::RngExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What the worlds accepted, over a run: bodies, constraints, rods, direct groups,
+/// break limits (so a test can check that the fuzzer reaches past the rejections).
+pub static ACCEPTED: [AtomicU64; 5] = [
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+];
+
+fn accepted(what: usize) {
+    ACCEPTED[what].fetch_add(1, Ordering::Relaxed);
+}
 
 /// A rotation, as the caller gives it.
 #[derive(Debug, Clone)]
@@ -159,6 +174,8 @@ pub struct WorldPlan {
     steps: usize,
     /// (body index, NaN the position) after the build: a state the step must reject.
     poison: Option<usize>,
+    /// Constraints (by index, possibly repeated or missing) solved as direct groups.
+    direct_groups: Vec<Vec<usize>>,
 }
 
 // ---------------------------------------------------------------- generate
@@ -275,9 +292,9 @@ fn rows(rng: &mut StdRng, p: f64) -> Vec<f64> {
 }
 
 fn side(rng: &mut StdRng, bodies: usize) -> Option<usize> {
-    match rng.random_range(0..10) {
-        0 | 1 => None,
-        2 => Some(bodies + rng.random_range(0..3)),
+    match rng.random_range(0..20) {
+        0..=2 => None,
+        3 => Some(bodies + rng.random_range(0..3)),
         _ if bodies > 0 => Some(rng.random_range(0..bodies)),
         _ => None,
     }
@@ -355,14 +372,25 @@ fn joint(rng: &mut StdRng, bodies: usize, p: f64) -> JointPlan {
             velocity: vec3(rng, 1.0, p),
         },
     };
+    // Mostly two different sides (one may be the world); sometimes anything.
+    let body1 = side(rng, bodies);
+    let mut body2 = side(rng, bodies);
+    if rng.random_bool(0.9) && bodies > 0 {
+        for _ in 0..8 {
+            if body2 != body1 && (body1.is_some() || body2.is_some()) {
+                break;
+            }
+            body2 = Some(rng.random_range(0..bodies));
+        }
+    }
     JointPlan {
         kind,
-        body1: side(rng, bodies),
-        body2: side(rng, bodies),
-        frame1: frame(rng, p),
-        frame2: frame(rng, p),
-        compliance: rng.random_bool(0.3).then(|| rows(rng, p)),
-        damping: rng.random_bool(0.2).then(|| rows(rng, p)),
+        body1,
+        body2,
+        frame1: frame(rng, p / 4.0),
+        frame2: frame(rng, p / 4.0),
+        compliance: rng.random_bool(0.15).then(|| rows(rng, p)),
+        damping: rng.random_bool(0.1).then(|| rows(rng, p)),
         limit_compliance: rng.random_bool(0.2).then(|| num(rng, 0.0, 1e-3, p)),
         break_limits: rng.random_bool(0.1).then(|| {
             (
@@ -412,7 +440,7 @@ fn rod(rng: &mut StdRng, p: f64) -> RodPlan {
 pub fn generate(rng: &mut StdRng) -> WorldPlan {
     // How often values are special (0, negative, tiny, huge, NaN, ±∞).
     let p = [0.0, 0.02, 0.1, 0.3][rng.random_range(0..4)];
-    let nb = [0, 1, 2, 3, 4, 6][rng.random_range(0..6)];
+    let nb = [0, 1, 2, 2, 3, 3, 4, 4, 6, 6][rng.random_range(0..10)];
     let bodies: Vec<_> = (0..nb).map(|_| body(rng, p)).collect();
     let joints = (0..rng.random_range(0..6))
         .map(|_| joint(rng, nb, p))
@@ -452,6 +480,18 @@ pub fn generate(rng: &mut StdRng) -> WorldPlan {
         rods,
         steps: rng.random_range(1..5),
         poison: rng.random_bool(0.03).then(|| rng.random_range(0..4)),
+        direct_groups: if rng.random_bool(0.3) {
+            (0..rng.random_range(1..3))
+                .map(|_| {
+                    let all = rng.random_bool(0.5);
+                    (0..rng.random_range(0..7))
+                        .map(|i| if all { i } else { rng.random_range(0..8) })
+                        .collect()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -667,7 +707,10 @@ fn add_rod<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, plan: &RodPlan) -> 
         })
         .and_then(|b| b.build(world));
         return match built {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                accepted(2);
+                Ok(())
+            }
             Err(err) => typed(&err),
         };
     }
@@ -701,7 +744,10 @@ fn add_rod<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, plan: &RodPlan) -> 
         _ => return Ok(()),
     };
     match r {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            accepted(2);
+            Ok(())
+        }
         Err(err) => typed(&err),
     }
 }
@@ -734,7 +780,10 @@ fn run_world<T: Real, G: LieGroup<T>>(plan: &WorldPlan) -> CaseResult {
         };
         let body = body.and_then(|x| x.with_velocity(v(&b.velocity), v(&b.spin)));
         match body.and_then(|x| world.add_body(x)) {
-            Ok(id) => ids.push(id),
+            Ok(id) => {
+                accepted(0);
+                ids.push(id)
+            }
             Err(e) => typed(&e)?,
         }
     }
@@ -744,6 +793,7 @@ fn run_world<T: Real, G: LieGroup<T>>(plan: &WorldPlan) -> CaseResult {
         };
         match world.add_boxed_constraint(constraint) {
             Ok(cid) => {
+                accepted(1);
                 if let Some((f, t, row)) = j.break_limits {
                     let mut force_rows = [false; MAX_ROWS];
                     let mut torque_rows = [false; MAX_ROWS];
@@ -756,8 +806,9 @@ fn run_world<T: Real, G: LieGroup<T>>(plan: &WorldPlan) -> CaseResult {
                         torque_rows,
                         dependents: vec![ConstraintId(cid.0 + row)],
                     };
-                    if let Err(e) = world.set_break_limits(cid, limits) {
-                        typed(&e)?;
+                    match world.set_break_limits(cid, limits) {
+                        Ok(()) => accepted(4),
+                        Err(e) => typed(&e)?,
                     }
                 }
             }
@@ -766,6 +817,13 @@ fn run_world<T: Real, G: LieGroup<T>>(plan: &WorldPlan) -> CaseResult {
     }
     for r in &plan.rods {
         add_rod(&mut world, r)?;
+    }
+    for group in &plan.direct_groups {
+        let ids: Vec<ConstraintId> = group.iter().map(|&i| ConstraintId(i)).collect();
+        match world.add_direct_group(&ids) {
+            Ok(_) => accepted(3),
+            Err(e) => typed(&e)?,
+        }
     }
     if let Some(i) = plan.poison {
         if let Some(b) = world.body_mut(BodyId(i)) {
