@@ -79,6 +79,13 @@ pub enum RodError {
         /// The minimum, 2.
         min: usize,
     },
+    /// A rod with more bodies than can be allocated (e.g. `usize::MAX`): an error rather
+    /// than a panic or an abort of the process.
+    #[error("a rigid-chain rod of {count} bodies cannot be allocated")]
+    TooManyBodies {
+        /// The number of bodies asked for.
+        count: usize,
+    },
     /// A direction that is zero, not finite, or parallel to the rod where it must not be.
     #[error("rod {what} is invalid: {reason}")]
     InvalidDirection {

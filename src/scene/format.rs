@@ -36,6 +36,19 @@
 //! body2 = "bar"
 //! frame2 = { position = [0.0, 0.5, 0.0] }
 //! ```
+//!
+//! # Limits
+//! A scene that validates is bounded in memory and in the time of one step; what it
+//! asks for beyond these is rejected with a [`super::SceneError`] at the field:
+//! * a scene file of at most 16 MiB ([`super::MAX_SCENE_FILE_BYTES`], [`super::Scene::load`]);
+//! * `solver.substeps` × `solver.iterations` ≤ 10⁴ sweeps a step ([`super::MAX_SWEEPS_PER_STEP`]);
+//! * at most 10¹² steps (`run.duration` / `solver.dt`, [`super::MAX_STEPS`]);
+//! * at most 10⁵ elements a rod ([`super::rod::MAX_ROD_ELEMENTS`]) and 10⁵ bodies and
+//!   rod nodes in the whole scene ([`super::MAX_SCENE_BODIES`]);
+//! * angles within ±3600°.
+//!
+//! The number of steps is the only one that can make a run long by itself: a run is
+//! stopped between steps by Ctrl-C.
 
 use serde::{Deserialize, Serialize};
 

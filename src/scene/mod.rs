@@ -88,6 +88,15 @@ pub const MAX_SCENE_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// a long step within the bound: its interrupt then waits for the step to end.
 pub const MAX_SWEEPS_PER_STEP: usize = 10_000;
 
+/// Most bodies a scene may build: its `[[bodies]]` and the nodes of all its rods
+/// together (10⁵). A rod node costs about 5 KB of memory (the band of its rod's
+/// solve, its element's Gauss points, its body) and a step's time in proportion, so the
+/// bound keeps a world within half a gigabyte and a step of the largest world within
+/// seconds; without it, a scene file of a few lines could ask for hundreds of rods of
+/// 10⁵ elements and exhaust the machine's memory while building. The paper's studies
+/// use at most a few hundred nodes.
+pub const MAX_SCENE_BODIES: usize = 100_000;
+
 /// A checked scene: the parsed file, where it came from, and the overrides applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scene {

@@ -93,9 +93,9 @@ use serde::{Deserialize, Serialize};
 mod check;
 pub(crate) use check::{check, node_index, resolve_node};
 
-/// Largest accepted element count of one rod (10⁶): beyond it the band does not fit a
-/// workstation's memory.
-pub const MAX_ROD_ELEMENTS: usize = 1_000_000;
+/// Largest accepted element count of one rod (10⁵); the scene's bodies and the nodes
+/// of all its rods together are bounded too ([`super::MAX_SCENE_BODIES`], 10⁵).
+pub const MAX_ROD_ELEMENTS: usize = 100_000;
 
 /// How a rod is discretised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -274,8 +274,10 @@ pub struct RodSpec {
         deserialize_with = "super::format::count::deserialize"
     )]
     pub order: usize,
-    /// Number of elements (fem) or segments (rigid_chain), ≥ 1; a whole-number float
-    /// (`1e2`) is accepted, as for every count.
+    /// Number of elements (fem) or segments (rigid_chain), 1 to [`MAX_ROD_ELEMENTS`]
+    /// (10⁵), the scene's bodies and rod nodes together at most
+    /// [`super::MAX_SCENE_BODIES`] (10⁵); a whole-number float (`1e2`) is accepted, as
+    /// for every count.
     #[serde(deserialize_with = "super::format::count::deserialize")]
     pub elements: usize,
     /// Gauss points per element.

@@ -480,13 +480,30 @@ pub(crate) fn check(file: &SceneFile) -> Result<(), SceneError> {
             ));
         }
     }
+    let max_bodies = super::MAX_SCENE_BODIES;
+    if file.bodies.len() > max_bodies {
+        return Err(invalid(
+            root().key("bodies").index(max_bodies),
+            format!(
+                "the scene has {} bodies; at most {max_bodies} bodies and rod nodes together are allowed",
+                file.bodies.len()
+            ),
+        ));
+    }
+    let mut total = file.bodies.len();
     for (i, r) in file.rods.iter().enumerate() {
-        super::rod::check(
-            &root().key("rods").index(i),
-            r,
-            &file.bodies,
-            &file.rods[..i],
-        )?;
+        let p = root().key("rods").index(i);
+        super::rod::check(&p, r, &file.bodies, &file.rods[..i])?;
+        total = total.saturating_add(r.node_count());
+        if total > max_bodies {
+            return Err(invalid(
+                p.key("elements"),
+                format!(
+                    "with this rod's {} nodes the scene has {total} bodies and rod nodes; at most {max_bodies} are allowed (each costs memory and time every step): use fewer or coarser rods",
+                    r.node_count()
+                ),
+            ));
+        }
     }
     let mut joint_names = HashSet::new();
     for (i, j) in file.joints.iter().enumerate() {

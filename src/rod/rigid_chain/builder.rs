@@ -192,7 +192,8 @@ impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
     /// [`EndInertia::ParallelAxis`], both ends free, no damping.
     ///
     /// # Errors
-    /// [`RodError::TooFewBodies`] for N < 2; [`RodError::InvalidLength`] unless L is
+    /// [`RodError::TooFewBodies`] for N < 2; [`RodError::TooManyBodies`] for an N whose
+    /// storage cannot be allocated; [`RodError::InvalidLength`] unless L is
     /// finite and > 0; [`RodError::InvalidDirection`] for a zero or non-finite
     /// direction; [`RodError::NonFinite`] for a non-finite origin.
     pub fn straight(
@@ -214,10 +215,15 @@ impl<T: Real, G: LieGroup<T>> RigidChainBuilder<T, G> {
         let l = length / c::<T>((bodies - 1) as f64);
         check_length(l)?;
         let frame = frame_along::<T, G>(&t)?;
-        let poses = (0..bodies)
-            .map(|j| Pose::new(origin + t * (l * c::<T>(j as f64)), frame))
-            .collect();
-        Self::with_lengths(material, poses, vec![l; bodies - 1])
+        // A count whose storage cannot be allocated is an error, not a panic or an abort.
+        let too_many = |_| RodError::TooManyBodies { count: bodies };
+        let mut poses = Vec::new();
+        poses.try_reserve_exact(bodies).map_err(too_many)?;
+        let mut lengths = Vec::new();
+        lengths.try_reserve_exact(bodies - 1).map_err(too_many)?;
+        poses.extend((0..bodies).map(|j| Pose::new(origin + t * (l * c::<T>(j as f64)), frame)));
+        lengths.resize(bodies - 1, l);
+        Self::with_lengths(material, poses, lengths)
     }
 
     /// A rod whose body positions are the points of a polyline (m, world frame), base
