@@ -1,7 +1,7 @@
 //! `lie-xpbd reproduce rigid`: the files and the summary keys, on short runs (the full
 //! 100 s / 10 s study is what the command does by default).
 
-mod cli_common;
+use crate::cli_common;
 use cli_common::run;
 
 #[test]

@@ -2,7 +2,7 @@
 //! configuration (`--quick`, always run), and the full Section 9.2 sweep with the
 //! issue's targets (`#[ignore]`: about 25 s in a release build, minutes in debug).
 
-mod cli_common;
+use crate::cli_common;
 use cli_common::run;
 use serde_json::Value;
 

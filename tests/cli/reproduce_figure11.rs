@@ -2,7 +2,7 @@
 //! (always), and the default 10 s runs against Figure 11's claims (`#[ignore]`: about
 //! 4 s in a release build, far longer in a debug one).
 
-mod cli_common;
+use crate::cli_common;
 use cli_common::run;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 //! configuration (always), and the full Section 9.3 sweep against the paper's claims
 //! (`#[ignore]`: about 7 s in a release build).
 
-mod cli_common;
+use crate::cli_common;
 use cli_common::run;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 //! (always), and the Section 9.4 configurations against the theoretical buckling
 //! compression (`#[ignore]`: about 30 s in a release build).
 
-mod cli_common;
+use crate::cli_common;
 use cli_common::run;
 use lie_xpbd::pipeline::reproduce::spring::{buckling_point, THRESHOLD_M, TREND_MAX_M};
 use serde_json::Value;

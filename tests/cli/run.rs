@@ -4,7 +4,7 @@
 
 use std::fs;
 
-mod cli_common;
+use crate::cli_common;
 use cli_common::run;
 
 fn scene_path() -> String {

@@ -3,7 +3,7 @@
 use std::fs;
 use std::process::Command;
 
-mod cli_common;
+use crate::cli_common;
 use cli_common::run;
 
 #[test]

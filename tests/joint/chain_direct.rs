@@ -47,7 +47,7 @@
 //! regularised, and the limits held only to 3.4e-2 rad (matrix) and 2.1e-2 rad
 //! (quaternion).
 
-mod joint_chain;
+use crate::joint_chain;
 use joint_chain::*;
 
 use lie_xpbd::lie::{LieGroup, Real};

@@ -41,7 +41,7 @@
 //! unconverged solve does put energy back between substeps (up to 1.6e4 J of rise
 //! above the running minimum for the 1:1000 chain, 1.2e-3 J for the light one).
 
-mod joint_chain;
+use crate::joint_chain;
 use joint_chain::*;
 
 use lie_xpbd::joint::{wrap_angle, JointFrame, Revolute, RevoluteLimit};

@@ -3,7 +3,7 @@
 //! configurable run (`probe`) and the energy over a long run. Their results are quoted
 //! in the module docs of `joint_chain_robust.rs` and `joint_chain_direct.rs`.
 
-mod joint_chain;
+use crate::joint_chain;
 use joint_chain::*;
 
 use lie_xpbd::xpbd::SolveMode;

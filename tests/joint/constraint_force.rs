@@ -28,6 +28,7 @@ use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::xpbd::{Body, BodyId, Constraint, ConstraintEval, MAX_BODIES};
 use nalgebra::{SVector, Vector3};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 type V6<T> = SVector<T, 6>;
 
@@ -203,6 +204,14 @@ fn all_kinds<T: Real, G: LieGroup<T>>(case: &Case) {
 }
 
 proptest! {
+    // Failing cases are kept beside this file (`constraint_force.proptest-regressions`)
+    // and replayed before new ones. proptest's default would put them under
+    // tests/proptest-regressions/, since this folder has a main.rs.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
+
     #[test]
     fn constraint_force_matches_gradient_times_lambda_matrix_f64(k in case()) {
         all_kinds::<f64, SO3Matrix<f64>>(&k);

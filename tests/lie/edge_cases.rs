@@ -48,8 +48,7 @@
 //! test checks `|f(x₊) − f(x₋) − (ref(x₊) − ref(x₋))| ≤ (bound(x₋) + bound(x₊))·|ref|`,
 //! for x± the cut-off ∓ 1..4 ulps and the cut-off·(1 ∓ 1e-6).
 
-#[macro_use]
-mod lie_harness;
+use crate::lie_harness;
 
 use lie_harness::*;
 use lie_xpbd::lie::real::c;

@@ -6,8 +6,7 @@
 //! a little off orthogonal) is accepted and projected onto the group; and arbitrary input,
 //! including every special float, never panics.
 
-#[macro_use]
-mod lie_harness;
+use crate::lie_harness;
 
 use lie_harness::*;
 use lie_xpbd::lie::real::c;

@@ -17,8 +17,7 @@
 //! they are not flaky while still catching any O(√ε), O(ε/θ) or O(ε/(π − θ)) loss of
 //! accuracy (those would show up as 1e-8 or worse in f64).
 
-#[macro_use]
-mod lie_harness;
+use crate::lie_harness;
 
 use lie_harness::*;
 use lie_xpbd::lie::so3::{right_jacobian, right_jacobian_inv};

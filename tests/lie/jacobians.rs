@@ -28,8 +28,7 @@
 //! f32 worst is 1.09e-3 (0.54·tol, ⊟ w.r.t. its first argument, matrix), so the f32
 //! tolerance is not flaky at the default 256 cases.
 
-#[macro_use]
-mod lie_harness;
+use crate::lie_harness;
 
 use lie_harness::*;
 use lie_xpbd::lie::numdiff;

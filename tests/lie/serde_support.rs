@@ -18,8 +18,7 @@
 //! over `PROPTEST_CASES=20000` cases.
 #![cfg(feature = "serde")]
 
-#[macro_use]
-mod lie_harness;
+use crate::lie_harness;
 
 use lie_harness::*;
 use lie_xpbd::lie::{LieGroup, Pose, Real, SO3Matrix, UnitQuaternion};

@@ -30,8 +30,7 @@
 //! `--nocapture`), quoted next to each constant. The statistical tests use a fixed seed,
 //! so they are deterministic; their critical values are stated with their significance.
 
-#[macro_use]
-mod lie_harness;
+use crate::lie_harness;
 
 use lie_harness::*;
 use lie_xpbd::lie::real::c;

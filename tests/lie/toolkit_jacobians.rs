@@ -51,8 +51,7 @@
 //! entries ≈ 2 and multiplies the ~10ε round-off of the differenced Logs, divided by 2h),
 //! so the f32 tolerance is not flaky at the default 256 cases.
 
-#[macro_use]
-mod lie_harness;
+use crate::lie_harness;
 
 use lie_harness::*;
 use lie_xpbd::lie::numdiff;

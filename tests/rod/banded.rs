@@ -49,7 +49,7 @@ use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 // Counting allocator (per thread, so parallel tests do not disturb each other)
 // ---------------------------------------------------------------------------------
 
-mod alloc_counter;
+use crate::alloc_counter;
 use alloc_counter::allocations;
 
 // ---------------------------------------------------------------------------------

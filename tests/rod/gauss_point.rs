@@ -245,7 +245,7 @@ fn figure_11_rest_sags() {
     }
 }
 
-mod alloc_counter;
+use crate::alloc_counter;
 use alloc_counter::allocations;
 
 /// A steady-state step of the Gauss-point projection (and its damping pass) allocates

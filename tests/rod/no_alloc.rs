@@ -9,7 +9,7 @@ use lie_xpbd::lie::{LieGroup, Pose, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::rod::{Integration, RodElement, RodMaterial};
 use nalgebra::Vector3;
 
-mod alloc_counter;
+use crate::alloc_counter;
 use alloc_counter::allocations;
 
 /// Allocations made by 100 evaluations of everything an element offers, on a bent and

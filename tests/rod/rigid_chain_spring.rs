@@ -221,7 +221,7 @@ fn rigid_chain_spring_rate_matches_the_helix() {
 /// ∇C_tipᵀλ/h² of the last joint (the system's multipliers), is k δ to 1 %.
 #[test]
 fn spring_scene_rigid_chain_reaction_is_the_helix_rate() {
-    let text = include_str!("../scenes/spring.toml")
+    let text = include_str!("../../scenes/spring.toml")
         .replace(
             "discretization = \"fem\"",
             "discretization = \"rigid_chain\"",

@@ -11,7 +11,7 @@ use lie_xpbd::rod::{FemRod, RigidChainBuilder, RodError, RodMaterial, StraightRo
 use lie_xpbd::xpbd::{BodyId, SolverOptions, World};
 use nalgebra::Vector3;
 
-mod alloc_counter;
+use crate::alloc_counter;
 use alloc_counter::allocations;
 
 fn material<T: Real>() -> RodMaterial<T> {

@@ -35,7 +35,7 @@ const REST_WINDOW: usize = 200;
 const REF_ELEMENTS: usize = 40;
 const DAMPING: f64 = 0.2;
 
-mod alloc_counter;
+use crate::alloc_counter;
 use alloc_counter::allocations;
 
 /// The Section 9.2 material (ν = 0.4, see the module docs).

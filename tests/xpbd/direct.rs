@@ -13,7 +13,7 @@ use lie_xpbd::xpbd::{
 };
 use nalgebra::Vector3;
 
-mod alloc_counter;
+use crate::alloc_counter;
 use alloc_counter::allocations;
 
 type M64 = SO3Matrix<f64>;

@@ -10,7 +10,7 @@ use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
 use lie_xpbd::xpbd::{Body, SolveMode, SolverOptions, World};
 use nalgebra::Vector3;
 
-mod alloc_counter;
+use crate::alloc_counter;
 use alloc_counter::allocations;
 
 /// Builds the triple pendulum (3 bodies, 3 revolute joints, 4 substeps so the substep
