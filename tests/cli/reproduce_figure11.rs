@@ -74,7 +74,7 @@ fn quick_figure11_writes_every_key() {
 /// (measured 0.3551 m for 1 and 100 iterations, speeds 1e-14), one Gauss-point iteration
 /// is far too soft (sag 1.094 m at 10 s: the 1 m rod hangs, tip x ≈ 0) and 100 are in
 /// between (0.669 m at 10 s, still swinging; its rest sag is 0.5862 m,
-/// `tests/rod_gauss_point.rs`).
+/// `tests/rod/gauss_point.rs`).
 #[test]
 #[ignore]
 fn figure11_default_runs_show_the_flaccid_rod() {

@@ -48,7 +48,7 @@ fn quick_spring_writes_every_key() {
 /// chain 120 0.310 m, linear 120 0.299, linear 250 0.310, quadratic 66 0.311, cubic 40
 /// 0.315: every discretization within 7 % of the theoretical 0.32 m. (The rigid chain
 /// buckled at 0.248 m while its bodies sat on the helix, which put its joints at
-/// r cos(θ/2) from the axis: `tests/rod_rigid_chain_spring.rs`.)
+/// r cos(θ/2) from the axis: `tests/rod/rigid_chain_spring.rs`.)
 #[test]
 #[ignore]
 fn spring_buckles_near_theory() {

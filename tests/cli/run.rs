@@ -197,7 +197,7 @@ fn check_jacobians_skips_the_kink_of_scalar_mode_norms() {
 }
 
 /// check-jacobians covers rods: the shear-locking cantilever's 3 Gauss points, in all
-/// four combinations (`tests/rod_check_jacobians.rs` checks every shipped rod scene).
+/// four combinations (`tests/rod/check_jacobians.rs` checks every shipped rod scene).
 #[test]
 fn check_jacobians_covers_rods() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,7 +10,7 @@
 //! chain, one block of 6 rows per joint: the system is block-tridiagonal
 //! (bandwidth 1). Each iteration is one Newton step of all 60 rows, the limits by an
 //! active set; with the Gauss–Seidel solver the 1 kg / 1000 kg chain fails at any
-//! iteration count (`joint_chain_robust.rs`).
+//! iteration count (`chain_robust.rs`).
 //!
 //! # Measured (f64 matrices, 10 s; quaternions agree to two digits)
 //! Worst limit excess (rad) / worst joint position error (m) over every substep; the

@@ -4,12 +4,12 @@
 //! after every substep.
 //!
 //! The chain, its measurement and the requirement check are in `joint_chain/mod.rs`;
-//! the studies quoted below (`study_*`, `probe`) in `joint_chain_studies.rs`.
+//! the studies quoted below (`study_*`, `probe`) in `chain_studies.rs`.
 //!
 //! The requirement is met for both mass cases by solving all hinges and limits of the
 //! chain together, one direct solve per iteration
 //! ([`World::add_direct_group`]): at 1 substep × 3 iterations, limits to 1e-13 rad and
-//! joints to 7.1e-5 m (`joint_chain_direct.rs`). This file is the Gauss–Seidel
+//! joints to 7.1e-5 m (`chain_direct.rs`). This file is the Gauss–Seidel
 //! solver's side.
 //!
 //! # What holds and what does not with Gauss–Seidel
@@ -194,7 +194,7 @@ fn energy_never_rises_light_matrix_f32() {
 /// centre) hinged to the world about z with limits ±45°, started at joint angle θ₀
 /// with angular velocity ω₀ about the hinge; 20 substeps × 10 iterations of 1/60 s,
 /// 3 s, the limit projected after the hinge. Returns the worst excess over the limits
-/// after every substep (rad) and the largest |θ| reached. (`tests/joint_limits.rs`
+/// after every substep (rad) and the largest |θ| reached. (`tests/joint/limits.rs`
 /// checks the same pendulums after every step.)
 fn limited_pendulum<T: Real, G: LieGroup<T>>(theta0: f64, omega0: f64) -> (f64, f64) {
     let lim = PI / 4.0;
@@ -269,7 +269,7 @@ fn single_hinge<T: Real, G: LieGroup<T>>(tol: f64) {
     assert!(worst <= tol, "{} {}: {worst:e}", G::NAME, T::NAME);
 }
 
-// Tolerances as in tests/joint_limits.rs: 1e-6 rad is the requirement (measured
+// Tolerances as in tests/joint/limits.rs: 1e-6 rad is the requirement (measured
 // 2.2e-16 rad in f64). f32 stores the orientation to ε = 1.2e-7, so the angle read
 // back near π/4 is only known to about 1e-7 rad (measured 1.4e-7): 1e-5 for f32.
 #[test]

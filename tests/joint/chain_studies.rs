@@ -1,7 +1,7 @@
 //! Studies of the limited hinge chain of `joint_chain/mod.rs` (print tables; run with
 //! `--ignored --nocapture`): solver settings, the Gauss–Seidel convergence rate, one
 //! configurable run (`probe`) and the energy over a long run. Their results are quoted
-//! in the module docs of `joint_chain_robust.rs` and `joint_chain_direct.rs`.
+//! in the module docs of `chain_robust.rs` and `chain_direct.rs`.
 
 use crate::joint_chain;
 use joint_chain::*;

@@ -1,5 +1,5 @@
-//! The limited hinge chain shared by `joint_chain_robust.rs` (Gauss–Seidel),
-//! `joint_chain_direct.rs` (the direct group) and `joint_chain_studies.rs`: the chain,
+//! The limited hinge chain shared by `chain_robust.rs` (Gauss–Seidel),
+//! `chain_direct.rs` (the direct group) and `chain_studies.rs`: the chain,
 //! a run measured after every substep, and the requirement check.
 //!
 //! # Setup
@@ -424,7 +424,7 @@ pub fn assert_requirement(label: &str, s: &Stats) {
 /// exactly, the projection only removes kinetic energy and the limits are inelastic,
 /// so E never rises. The iterative solve
 /// is not exact, and correcting its residual in later substeps does put energy back
-/// (`joint_chain_robust.rs` module docs), but not above E(0) for a stable setting. What the bound must allow
+/// (`chain_robust.rs` module docs), but not above E(0) for a stable setting. What the bound must allow
 /// is the rounding of the state the energy is computed from: each term m g y or
 /// ½ m v² is of order m g L at most (L = 1 m, the chain length), and positions and
 /// velocities carry a relative error of a few ε; 64 ε · Σ m g L covers that with room

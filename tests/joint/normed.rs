@@ -1053,7 +1053,7 @@ fn spinning_body<T: Real, G: LieGroup<T>>(kind: Kind) -> f64 {
 
 /// Every normed joint holds its spinning body (the rotational rows of the fixed,
 /// revolute and prismatic joints act here, unlike in the planar pendulum) within the
-/// bound the row-solved vector joints meet in `tests/joint_world.rs`, 1e-3 (Δt = 1 ms,
+/// bound the row-solved vector joints meet in `tests/joint/world.rs`, 1e-3 (Δt = 1 ms,
 /// one iteration: one Gauss–Seidel sweep over coupled rows). The prismatic body slides
 /// freely along z, which gravity (−y) does not drive.
 #[test]

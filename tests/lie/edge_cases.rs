@@ -6,7 +6,7 @@
 //!   matrix built from them (Γ, Γ⁻¹, Exp, the ∂Γ/∂θ contraction) is accurate on both
 //!   sides and continuous across each cut-off, within a bound derived from the
 //!   cancellation in each closed form (in f64 only for cut-offs ≤ 1.5 rad, where the
-//!   references below are accurate enough; `tests/lie_coefficients.rs` checks every
+//!   references below are accurate enough; `tests/lie/coefficients.rs` checks every
 //!   coefficient at every cut-off against 50-digit references);
 //! * the matrix Log's π-window boundary `π − T::log_pi_window()`;
 //! * θ = π exactly and just below it, for axis-aligned, diagonal and generic axes with
@@ -519,7 +519,7 @@ group_fixed_tests! { check_exp_continuity_at_cutoff;
 
 /// Log(Exp(θa)) on both sides of θ = π − `log_pi_window()`, where the matrix Log switches
 /// from the skew-part axis to the symmetric-part axis. Both branches recover θ to a few ε
-/// (lie_identities.rs measures ≤ 2.4ε), so the jump minus the true change is bounded by
+/// (identities.rs measures ≤ 2.4ε), so the jump minus the true change is bounded by
 /// twice the round-trip tolerance 16ε·|θ|.
 fn check_log_pi_window_continuity<T: Real, G: LieGroup<T>>(t: &Tracker) -> CheckResult {
     let x0 = T::pi() - T::log_pi_window();
@@ -574,7 +574,7 @@ group_fixed_tests! { check_log_pi_window_continuity;
 // θ = π and just below
 // =======================================================================================
 
-/// Rotation round-trip tolerance (max-abs matrix entry), as in lie_identities.rs.
+/// Rotation round-trip tolerance (max-abs matrix entry), as in identities.rs.
 fn rot_tol<T: Real>() -> f64 {
     64.0 * eps::<T>()
 }

@@ -334,7 +334,7 @@ group_fixed_tests! { check_from_quaternion_zero;
 // ------------------------------------------------------- accepted, and projected to the group
 
 /// Tolerance for "is a rotation" on accepted input: ‖RᵀR − I‖_max, |det − 1| and
-/// |‖q‖ − 1| within 16ε, i.e. as good as a rotation built by Exp (lie_identities.rs
+/// |‖q‖ − 1| within 16ε, i.e. as good as a rotation built by Exp (identities.rs
 /// measures ≤ 9ε for those).
 fn group_tol<T: Real>() -> f64 {
     16.0 * eps::<T>()

@@ -287,7 +287,7 @@ type Q<T> = UnitQuaternion<T>;
 
 /// Rotations, kept a margin (1e-4 in f32, 1e-9 in f64, i.e. hundreds of ulps) below π so
 /// that both representations pick the same one of ±θ in Log; at π itself both answers
-/// are valid and are checked in lie_edge_cases.rs.
+/// are valid and are checked in edge_cases.rs.
 fn agree_rotation<T: Real>() -> BoxedStrategy<V> {
     let margin = if eps::<T>() > 1e-10 { 1e-4 } else { 1e-9 };
     rotation_vector(PI - margin)

@@ -23,7 +23,7 @@
 //! rotation vectors up to 10 rad.
 //!
 //! Measured worst `max_relative_error` over all Jacobians (`[lie-report]` lines of
-//! `cargo test --test lie_jacobians -- --nocapture`, release, PROPTEST_CASES=20000):
+//! `cargo test --test lie jacobians:: -- --nocapture`, release, PROPTEST_CASES=20000):
 //! f64 1.9e-10 (0.002·tol), f32 9.8e-4 (0.49·tol); with 200000 cases per f32 test the
 //! f32 worst is 1.09e-3 (0.54·tol, ⊟ w.r.t. its first argument, matrix), so the f32
 //! tolerance is not flaky at the default 256 cases.

@@ -1,4 +1,4 @@
-//! Shared harness for the `lie` test suite (`tests/lie_*.rs`).
+//! Shared harness for the `lie` test suite (`tests/lie/`).
 //!
 //! Every check is written once as a generic function over the scalar `T: Real` and, where
 //! it matters, the representation `G: LieGroup<T>`, and instantiated for all four
@@ -403,7 +403,7 @@ pub fn any_rotation<T: Real>() -> BoxedStrategy<V> {
 /// The largest angle at which finite differences with step h = `T::fd_step()` are taken:
 /// π − 10h (π − 1e-4 in f64, π − 1e-2 in f32). Perturbations of ±h then never cross
 /// Log's branch cut at π (`numdiff` module docs); π itself is tested through
-/// identities in `lie_identities.rs` / `lie_edge_cases.rs`.
+/// identities in `identities.rs` / `edge_cases.rs`.
 pub fn fd_max_angle<T: Real>() -> f64 {
     PI - 10.0 * Real::to_f64(T::fd_step())
 }

@@ -4,7 +4,7 @@
 //! reflections, NaN, quaternions of norm ≠ 1, unknown fields, wrong shapes) with messages
 //! that say what is wrong, poses crossing representations, and w ≥ 0 in the output.
 //!
-//! Run with `cargo test --features serde --test lie_serde`; without the feature this
+//! Run with `cargo test --features serde --test lie serde_support::`; without the feature this
 //! file compiles to nothing.
 //!
 //! # Tolerances

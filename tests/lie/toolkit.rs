@@ -1,6 +1,6 @@
 //! The non-Jacobian operations of the Lie-group toolkit, for all four combinations
 //! SO3Matrix / UnitQuaternion × f32 / f64 (the Jacobians are in
-//! `tests/lie_toolkit_jacobians.rs`, serde in `tests/lie_serde.rs`):
+//! `tests/lie/toolkit_jacobians.rs`, serde in `tests/lie/serde_support.rs`):
 //!
 //! 1. `LieGroup::random` (Shoemake): uniform on SO(3) — Kolmogorov–Smirnov tests of the
 //!    angle against P(angle ≤ θ) = (θ − sin θ)/π, of the axis' z-component and azimuth

@@ -15,13 +15,13 @@
 //! # Tolerances
 //! **Finite differences.** Every FD check uses step `h = T::fd_step()` and passes if
 //! `numdiff::max_relative_error(analytic, fd) ≤ T::fd_tolerance()`, the same criterion as
-//! `tests/lie_jacobians.rs` (whose module docs and `Real::fd_tolerance` explain the
+//! `tests/lie/jacobians.rs` (whose module docs and `Real::fd_tolerance` explain the
 //! values): a central difference has truncation error ≈ h²/6·|f'''| and round-off
 //! ≈ ε·|f|/h. In f64 (h = 1e-5, tol = 1e-7) both are ≈ 1e-10 for unit derivatives and the
 //! tolerance leaves a factor ~100–1000 for larger third derivatives (Exp and Γ at |θ| up
 //! to 10 rad, Γ⁻¹ near π, t up to 1.5 in interpolate); in f32 (h = 1e-3, tol = 2e-3 ≈
 //! 16·ε/h) round-off dominates and the tolerance covers the handful of rounded products
-//! in one difference. Nothing here is looser than in `lie_jacobians.rs`.
+//! in one difference. Nothing here is looser than in `jacobians.rs`.
 //!
 //! Whenever a Log of a rotation that is *not* close to the identity is differenced —
 //! `boxminus_left`, `interpolate` (through `b ⊟ a`), `Pose::boxminus`, and the world-frame
@@ -33,7 +33,7 @@
 //!
 //! **Identities** (adjoint, Jl = Exp(θ)Γ(θ) = Γ(θ)ᵀ, Jl·Jl⁻¹ = I, the exact values of
 //! interpolate at b = a) are round-off bounds `k·ε` on a relative error, ε =
-//! `T::default_epsilon()`, as in `tests/lie_identities.rs`: each side is a short chain of
+//! `T::default_epsilon()`, as in `tests/lie/identities.rs`: each side is a short chain of
 //! rounded products with no cancellation the implementation does not avoid. Each `K_*`
 //! constant below states the worst error measured with `PROPTEST_CASES=20000`; the
 //! factors are 4–10× that.
@@ -43,11 +43,11 @@
 //! and 1, and every entry of the value and of the Jacobians must be finite.
 //!
 //! Measured worst `max_relative_error` of the FD checks (`[lie-report]` lines of
-//! `cargo test --release --test lie_toolkit_jacobians -- --nocapture`,
+//! `cargo test --release --test lie toolkit_jacobians:: -- --nocapture`,
 //! `PROPTEST_CASES=20000`): f64 2.0e-10 (0.002·tol, Pose ⊟ w.r.t. X₂); f32 1.07e-3
 //! (0.54·tol, `jacobian_boxplus_left_rhs`, quaternion, |θ| up to 10 rad). With 200000
 //! cases per f32 test the f32 worst is 1.14e-3 (0.57·tol, Pose ⊟ w.r.t. X₂, matrix), the
-//! same as the worst of `lie_jacobians.rs` (⊟ at relative angles near π, where Γ⁻¹ has
+//! same as the worst of `jacobians.rs` (⊟ at relative angles near π, where Γ⁻¹ has
 //! entries ≈ 2 and multiplies the ~10ε round-off of the differenced Logs, divided by 2h),
 //! so the f32 tolerance is not flaky at the default 256 cases.
 
@@ -77,7 +77,7 @@ const K_ADJOINT_HOM: f64 = 16.0;
 /// same coefficients with the sign of θ̂ flipped). Measured worst 4.4ε (f32 and f64).
 const K_LEFT: f64 = 32.0;
 /// Jl(θ)Jl⁻¹(θ) = I, |θ| ≤ 3 rad, relative to ‖Jl‖·‖Jl⁻¹‖ (as K_GAMMA_INV in
-/// lie_identities.rs). Measured worst 3.2ε (f32), 3.7ε (f64).
+/// identities.rs). Measured worst 3.2ε (f32), 3.7ε (f64).
 const K_LEFT_INV: f64 = 32.0;
 /// interpolate(a, a, t) = a, and its Jacobians at b = a: (1 − t)I, tI, 0 (exact for
 /// matrices; for quaternions a*·a is the identity only to round-off). Measured worst

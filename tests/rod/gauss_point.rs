@@ -17,7 +17,7 @@
 //! * One banded iteration has the rod's stiffness, while one Gauss-point iteration is
 //!   far too soft (Figure 11's "completely flaccid" rod) and 100 are in between.
 //!
-//! "At rest" as in `tests/rod_world.rs`: the largest node speed below `v_rest` for
+//! "At rest" as in `tests/rod/world.rs`: the largest node speed below `v_rest` for
 //! `REST_WINDOW` = 100 consecutive steps (1 s, about the first bending period); with
 //! a Rayleigh damping b = 0.2 s (the velocity pass, which changes the path to rest, not
 //! the rest state).

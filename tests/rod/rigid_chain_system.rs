@@ -80,7 +80,7 @@ fn tip<T: Real, G: LieGroup<T>>(n: usize) -> Vector3<f64> {
 }
 
 /// Reference: the cubic fem rod of 40 elements (within ~1e-12 m of the converged tip,
-/// `tests/rod_world.rs`).
+/// `tests/rod/world.rs`).
 fn reference() -> Vector3<f64> {
     let mut world = World::<f64, SO3Matrix<f64>>::new(options()).unwrap();
     let mut spec = StraightRod::cantilever(1.0, 40);

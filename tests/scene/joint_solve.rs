@@ -61,7 +61,7 @@ fn direct_groups_every_joint_constraint_in_file_order() {
     let stats = *world.direct_group_stats(DirectGroupId(0)).unwrap();
     assert_eq!((stats.rows, stats.blocks, stats.bandwidth), (60, 10, 1));
     // The chain falls onto its limits and they hold (the requirement of
-    // joint_chain_direct.rs, here over 2 s after every step).
+    // tests/joint/chain_direct.rs, here over 2 s after every step).
     let mut worst = 0.0f64;
     for _ in 0..120 {
         world.step().unwrap();

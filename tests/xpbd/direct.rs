@@ -2,7 +2,7 @@
 //! `lie_xpbd::xpbd::world::direct`): agreement with the Gauss–Seidel projection where
 //! both are exact (one constraint), redundant rows (a singular system), a NaN
 //! constraint, breaking inside a group, the errors of `add_direct_group`, and no heap
-//! allocation in a steady-state step. The limited chain is in `joint_chain_direct.rs`.
+//! allocation in a steady-state step. The limited chain is in `tests/joint/chain_direct.rs`.
 
 use lie_xpbd::joint::{Fixed, JointFrame, Revolute, RevoluteLimit, Spherical};
 use lie_xpbd::lie::real::c;
