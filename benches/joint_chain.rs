@@ -1,5 +1,5 @@
 //! Time of ONE substep (`World::substep`) of the 10-link limited hinge chain with link
-//! masses alternating 1 kg and 1000 kg (`tests/joint_chain_direct.rs`), at 3
+//! masses alternating 1 kg and 1000 kg (`tests/joint/chain_direct.rs`), at 3
 //! iterations per substep: its 10 hinges and 10 limits solved as one direct group
 //! (60 rows, block-tridiagonal; the setting that meets the chain's requirement at one
 //! substep of 1/60 s), and, for scale, by Gauss–Seidel over the constraints (which does

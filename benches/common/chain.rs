@@ -1,4 +1,4 @@
-//! The 10-link limited hinge chain of `tests/joint_chain/mod.rs`, shared by the
+//! The 10-link limited hinge chain of `tests/joint/joint_chain.rs`, shared by the
 //! `joint_chain` bench and the `chain_profile` example: links 0.1 × 0.02 × 0.02 m
 //! (boxes) with masses alternating 1 kg and 1000 kg, revolute joints about z with ±30°
 //! limits, released straight along x; Δt = 1/60 s, one substep, `iterations` per

@@ -85,7 +85,7 @@
 //! Section 4.4, [`Constraint::damping`]): the spring k then has the damping coefficient
 //! b·k. It damps the joint's own rate (∇C·v, the body velocities), not the rate
 //! relative to a moving target: a drive following a ramp of rate r lags it by b·r in
-//! the steady state, up to O(h) terms of the substep (`tests/joint_drives.rs`,
+//! the steady state, up to O(h) terms of the substep (`tests/joint/drives.rs`,
 //! `ramp_lag`, derives and measures them for a hinged body).
 //!
 //! # Errors

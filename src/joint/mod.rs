@@ -77,7 +77,7 @@
 //! rotation perturbations `R ⊞ δθ`). The blocks are derived by the chain rule from
 //! (20)–(23) and (28); see [`JointKinematics`] for the formulas and `proofs/joint_*.md`
 //! for the derivations. They are checked against central differences
-//! ([`crate::lie::numdiff::poses_to_vector`]) in `tests/joint_gradients.rs`.
+//! ([`crate::lie::numdiff::poses_to_vector`]) in `tests/joint/gradients.rs`.
 //!
 //! The prismatic R₁ block is not the printed (174), which differentiates the literal
 //! (173) [R̄₁ᵀp₂]₁₋₂: in (79) p̄₁ also depends on R₁, and the block is

@@ -47,7 +47,7 @@
 //! state) gives a NaN value, like the vector joints.
 //!
 //! Finite differences of ‖w‖ are only valid a few steps away from w = 0 (their error
-//! grows like h²/‖w‖² and they straddle the kink when ‖w‖ ≲ h): `tests/joint_normed.rs`
+//! grows like h²/‖w‖² and they straddle the kink when ‖w‖ ≲ h): `tests/joint/normed.rs`
 //! checks the gradients at ‖w‖ ≥ 0.2 and the values and gradients at w = 0 separately.
 //!
 //! # The revolute rotational row
@@ -57,7 +57,7 @@
 //! \[e\]₁₋₂ = 0 ⇔ R̄₂ᵀR̄₁ is a rotation about z ⇔ R̄₁e₃ = R̄₂e₃. It is not the angle β
 //! between the two z axes: for a joint angle θ and a small misalignment β,
 //! ‖\[e\]₁₋₂‖ = β·(θ/2)/sin(θ/2) + O(β²), a factor between 1 (θ = 0) and π/2 (θ → π)
-//! (derivation in `proofs/joint_normed.md`; checked in `tests/joint_normed.rs`). The
+//! (derivation in `proofs/joint_normed.md`; checked in `tests/joint/normed.rs`). The
 //! angle between the axes would need a gradient of arccos (singular at β = 0 like
 //! (168)–(169)) and no [`JointKinematics`] quantity; the norm of (72)'s rows reuses
 //! (162)–(163).

@@ -17,7 +17,7 @@
 //! rotational prediction's sums and 3×3 solve. The unit-quaternion group's own compose keeps nalgebra's
 //! unfused product: fused, a pendulum looping through swing π under inactive swing and
 //! twist limits no longer matched the same pendulum without limits bit for bit (5e-17
-//! in f64; `tests/joint_limits_spherical.rs`, `loop_over_the_top`).
+//! in f64; `tests/joint/limits_spherical.rs`, `loop_over_the_top`).
 //!
 //! Measured on the development machine (wall time of a step, fastest of chunks of
 //! 100,000 steps of `examples/step_profile`, the old and new binaries alternated):

@@ -10,7 +10,7 @@
 //! `SERIES_*` constants, justified there): the series is used wherever the closed form
 //! would lose digits to cancellation, which for α'/θ and β'/θ is all of [0, π]. Every
 //! coefficient is within a few ε (relative) of its exact value on [0, π] in f32 and f64
-//! (`tests/lie_coefficients.rs`). The closed forms avoid cancellation where possible:
+//! (`tests/lie/coefficients.rs`). The closed forms avoid cancellation where possible:
 //! (1 − cos θ)/θ² is evaluated as ½·(sin(θ/2)/(θ/2))² and (1 + cos θ)/(2θ sin θ) as
 //! cot(θ/2)/(2θ), which has no 0/0 at θ = π.
 //!

@@ -40,7 +40,7 @@
 //! with w = θ' of Appendix G ([`so3::right_jacobian_derivative_contraction`]). The
 //! M term is the derivative of Γ(θ(ξ)) itself; leaving it out makes the curvature
 //! rows wrong by tens of percent at large nodal rotation differences
-//! (`tests/rod_element.rs` measures it).
+//! (`tests/rod/element.rs` measures it).
 //!
 //! Nothing here allocates: all per-node quantities are fixed-size arrays.
 

@@ -63,7 +63,7 @@
 //! is not the banded one: each point moves the nodes along its gradient at the state
 //! it sees, so the λ accumulated over a sweep does not satisfy the primal equation
 //! (51) with the final gradients; the difference shrinks with the substep size
-//! (`tests/rod_gauss_point.rs` measures it).
+//! (`tests/rod/gauss_point.rs` measures it).
 //!
 //! # Clamped ends
 //! A clamped end is a node that is a fixed body (infinite mass and inertia): its

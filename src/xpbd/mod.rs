@@ -116,7 +116,7 @@
 //! = v/(1 + 2σh). The determinant of the product, the squared per-substep amplitude
 //! ratio of the oscillating pair of eigenvalues, gives the decay rate
 //! `[ln(1 + h²ω₀²) + ln(1 + 2σh)]/(2h)`: the damping adds ln(1 + 2σh)/(2h) = σ(1 − σh
-//! + …) to the undamped run's rate (`tests/xpbd_damping.rs`).
+//! + …) to the undamped run's rate (`tests/xpbd/damping.rs`).
 //!
 //! # Extension points
 //! Everything the solver knows about a constraint goes through [`Constraint`]: an

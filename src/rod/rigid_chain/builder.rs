@@ -70,7 +70,7 @@ pub enum JointSolve {
     /// in rows mode (the direct solve loses energy at every step); 10 iterations still
     /// gain 31 J, 30 gain 1.2 J, 100 gain none and end with the tip 5.9 mm above the
     /// direct solve's. At Δt = 1e-3 s one iteration gains 14 J over 2 s.
-    /// (`tests/rod_rigid_chain_energy.rs`.)
+    /// (`tests/rod/rigid_chain_energy.rs`.)
     GaussSeidel,
 }
 

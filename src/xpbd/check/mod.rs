@@ -97,7 +97,7 @@
 //! on this crate's own Jacobians and joints, scaled by `max(1, L/1 m)` with L the
 //! largest distance from the origin of a checked body (over all states checked):
 //! constraints on positions subtract world points of size L, whose round-off ε·L/h
-//! grows with L, not the gradient's error (`tests/joint_gradients.rs` measured 8.7e-4
+//! grows with L, not the gradient's error (`tests/joint/gradients.rs` measured 8.7e-4
 //! in f32 with L ≤ 2.7 m). A sign error or a missing term gives an error of order one,
 //! far above either tolerance near the origin. Far from it the scaled tolerance is too
 //! loose to tell: from [`MAX_CONCLUSIVE_TOLERANCE`] = 0.1 on (L ≥ 50 m in f32, 1e6 m in
@@ -121,7 +121,7 @@
 //! 17 % of the tolerance; quadratic and cubic springs (40 elements, each turning by
 //! 2.4 rad, so perturbed by 0.34 rad, 300 states) 1.1e-10 / 5.2e-4. A flipped sign, or
 //! the curvature rows' missing ∂Γ/∂θ term at large relative nodal rotations, errs by
-//! more than 1e-2 (`tests/rod_check_jacobians.rs`).
+//! more than 1e-2 (`tests/rod/check_jacobians.rs`).
 //!
 //! # Validity
 //! Finite differences are meaningless across a discontinuity of C. Constraints on

@@ -8,7 +8,7 @@
 //! linearised substep system. Its error shrinks per sweep by the spectral radius ρ of
 //! that iteration, which depends on the mass ratios along the structure: for a 10-link
 //! hinge chain with ±30° limits and link masses alternating 1 kg and 1000 kg,
-//! ρ = 1 − 2.9e-7 (`tests/joint_chain_studies.rs`, `study_gauss_seidel_rate`), so no
+//! ρ = 1 − 2.9e-7 (`tests/joint/chain_studies.rs`, `study_gauss_seidel_rate`), so no
 //! affordable number of sweeps holds the joints together. A direct solve of the coupled
 //! system is exact for the linearisation whatever the mass ratios; the iterations are
 //! then Newton steps and only have to follow the nonlinearity of C.
@@ -137,7 +137,7 @@
 //! roughly (the chain's limits held to 3.4e-2 rad; solved in f64, to 1.0e-4 rad). In f64 the matrix is the exact
 //! J𝓜⁻¹Jᵀ of the f32-rounded gradients, and the rounding of C, ∇C and Δλ to f32 only
 //! perturbs the linearisation being solved, not its solution
-//! (`tests/joint_chain_direct.rs`). For `T` = f64 nothing is converted.
+//! (`tests/joint/chain_direct.rs`). For `T` = f64 nothing is converted.
 //!
 //! # In the substep
 //! Direct groups are projected in every iteration after the [`crate::xpbd::System`]s
