@@ -19,6 +19,7 @@ use lie_xpbd::joint::{
 };
 use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Pose, Real, SO3Matrix, UnitQuaternion};
+use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::rod::{
     FemRod, Integration, RigidChainBuilder, RodClamp, RodMaterial, RodSolve, StraightRod,
 };
@@ -686,7 +687,10 @@ fn make_joint<T: Real, G: LieGroup<T>>(
     }
 }
 
-fn add_rod<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, plan: &RodPlan) -> Result<(), String> {
+fn add_rod<T: BandScalar, G: LieGroup<T>>(
+    world: &mut World<T, G>,
+    plan: &RodPlan,
+) -> Result<(), String> {
     let [e, nu, rho, r] = plan.material;
     let material = match RodMaterial::circular(c(e), c(nu), c(rho), c(r)) {
         Ok(m) => m,
@@ -752,7 +756,7 @@ fn add_rod<T: Real, G: LieGroup<T>>(world: &mut World<T, G>, plan: &RodPlan) -> 
     }
 }
 
-fn run_world<T: Real, G: LieGroup<T>>(plan: &WorldPlan) -> CaseResult {
+fn run_world<T: BandScalar, G: LieGroup<T>>(plan: &WorldPlan) -> CaseResult {
     let options = SolverOptions {
         dt: c(plan.dt),
         substeps: plan.substeps,
