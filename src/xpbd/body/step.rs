@@ -45,7 +45,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
                     crate::lie::fma::quat_mul(&self.rotation_increment, &self.correction);
                 <UnitQuaternion<T> as LieGroup<T>>::log(&increment) - a
             };
-            let d = rotation_change(&a, &self.correction, full);
+            let d = rotation_change(&a, &self.correction, self.is_plain(), full);
             dw += d * inv_h;
         }
         Some((dv, dw))
@@ -53,8 +53,20 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 
     /// Adds the velocity changes of `velocity_change` (compensated) and composes the
     /// orientation: the second part of the velocity update.
+    /// In plain arithmetic ([`crate::xpbd::F32Arithmetic::Plain`]) the changes are
+    /// added with one rounding each and the orientation, composed directly by every
+    /// correction, is renormalised.
     #[inline(always)]
     fn add_velocity_change(&mut self, dv: &Vector3<T>, dw: &Vector3<T>) {
+        if self.is_plain() {
+            self.velocity += dv;
+            self.angular_velocity += dw;
+            let orientation = self.orientation.renormalize();
+            self.orientation = orientation;
+            self.written_orientation = orientation;
+            self.written_position = self.position;
+            return;
+        }
         (self.velocity, self.velocity_lo) = two_sum(&self.velocity, &self.velocity_lo, dv);
         (self.angular_velocity, self.omega_lo) =
             two_sum(&self.angular_velocity, &self.omega_lo, dw);
@@ -137,10 +149,16 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     }
 
     /// p ← p + dp in compensated arithmetic ([`two_sum`]): the stored position is the
-    /// exact sum of the increments rounded once, however many were added.
+    /// exact sum of the increments rounded once, however many were added; in plain
+    /// arithmetic, p + dp rounded.
     /// Returns the new position.
     #[inline]
     pub(super) fn add_position(&mut self, dp: &Vector3<T>) -> Vector3<T> {
+        if self.is_plain() {
+            let position = self.position + dp;
+            self.position = position;
+            return position;
+        }
         let (position, lo) = two_sum(&self.position, &self.position_lo, dp);
         self.position = position;
         self.position_lo = lo;
@@ -162,9 +180,19 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// an out-of-line copy, it was stored by the caller and reloaded with loads
     /// spanning two of its stores, which the store buffer cannot forward.
     ///
+    /// In plain arithmetic, R·q is composed onto `orientation` directly (whatever
+    /// `compose` says), rounded, and renormalised only in the velocity update.
+    ///
     /// Returns `orientation` (the value it holds after the call).
     #[inline(always)]
     pub(super) fn add_rotation(&mut self, q: &UnitQuaternion<T>, compose: bool) -> G {
+        if self.is_plain() {
+            let orientation = self
+                .orientation
+                .compose(&G::from_unit_quaternion_unchecked(q));
+            self.orientation = orientation;
+            return orientation;
+        }
         let since_base = crate::lie::fma::quat_mul(&self.since_base, q);
         let v = since_base.imag();
         let limit = crate::lie::real::c::<T>(FOLD_SIN_HALF);
