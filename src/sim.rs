@@ -352,7 +352,9 @@ pub fn build_simulation(
 ) -> Result<Box<dyn Simulation>, SceneError> {
     if scalar == Scalar::F32Plain {
         let mut plain = scene.clone();
-        plain.set("solver.f32_arithmetic", F32Arithmetic::Plain.name())?;
+        if plain.file().solver.f32_arithmetic.arithmetic() != F32Arithmetic::Plain {
+            plain.set("solver.f32_arithmetic", F32Arithmetic::Plain.name())?;
+        }
         return match rotation {
             Rotation::Matrix => boxed::<f32, SO3Matrix<f32>>(&plain, rotation, scalar),
             Rotation::Quaternion => boxed::<f32, UnitQuaternion<f32>>(&plain, rotation, scalar),

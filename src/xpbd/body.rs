@@ -106,6 +106,8 @@ pub struct Body<T: Real, G: LieGroup<T>> {
     // orientation composed directly, no f64 joint values. Set by the world when the body
     // is added; read through `is_plain`, which is false at compile time in f64.
     plain: bool,
+    // Substeps in plain arithmetic, for the periodic renormalisation (`step.rs`).
+    plain_substeps: u32,
 }
 
 /// Largest rotation kept in `since_base` before it is folded into the base orientation,
@@ -250,6 +252,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             written_orientation: orientation,
             defer_compose: false,
             plain: false,
+            plain_substeps: 0,
         })
     }
 

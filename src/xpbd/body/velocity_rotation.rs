@@ -21,16 +21,10 @@ use nalgebra::{UnitQuaternion, Vector3};
 /// they cost in f64. (The f32 form with its products scaled by powers of two instead
 /// cost the velocity update of the f32 cantilever of 1,000 cubic elements 460k cycles
 /// per step, against 275k in f64; `examples/rod_profile.rs`.)
-///
-/// With `plain` (plain f32 arithmetic, [`crate::xpbd::F32Arithmetic::Plain`]) the
-/// formula is evaluated in `T`: only the bounds' decision is taken on the widened
-/// values (a choice between two formulas, made as `T` would make it but without its
-/// subnormal squares), and where they do not decide, the two forms are compared in `T`.
 #[inline(always)]
 pub(super) fn rotation_change<T: Real>(
     a: &Vector3<T>,
     correction: &UnitQuaternion<T>,
-    plain: bool,
     full: impl Fn() -> Vector3<T>,
 ) -> Vector3<T> {
     let noise = T::default_epsilon() * crate::lie::real::c::<T>(64.0);
@@ -45,27 +39,6 @@ pub(super) fn rotation_change<T: Real>(
         q.j.to_f64(),
         q.k.to_f64(),
     ));
-    if plain {
-        let noise_wide = noise.to_f64();
-        let a_wide = wide(a);
-        let threshold_sq = noise_wide * noise_wide * a_wide.norm_squared();
-        let linear = || {
-            let c = <UnitQuaternion<T> as LieGroup<T>>::log(correction);
-            gamma_inv_times(a, &c)
-        };
-        return match bch_remainder_side(&a_wide, &q, threshold_sq) {
-            Some(true) => full(),
-            Some(false) => linear(),
-            None => {
-                let (full, linear) = (full(), linear());
-                if (full - linear).norm_squared() > noise * noise * a.norm_squared() {
-                    full
-                } else {
-                    linear
-                }
-            }
-        };
-    }
     rotation_change_in(&wide(a), &q, noise.to_f64(), || wide(&full())).map(crate::lie::real::c::<T>)
 }
 
@@ -250,7 +223,7 @@ mod tests {
             let a64 = a.map(f64::from);
             let cv = correction(&mut next, &a64, sc).map(|x| x as f32);
             let q = <UnitQuaternion<f32> as LieGroup<f32>>::exp(&cv);
-            let d = rotation_change(&a, &q, false, || full(&a, &q)).map(f64::from);
+            let d = rotation_change(&a, &q, || full(&a, &q)).map(f64::from);
             let q64 = UnitQuaternion::new_normalize(q.into_inner().cast::<f64>());
             let reference =
                 rotation_change_in(&a64, &q64, 64.0 * f64::EPSILON, || full(&a64, &q64));
@@ -293,7 +266,7 @@ mod tests {
             (r, _mm_getcsr() & flags)
         };
         let (wide, wide_flags) =
-            run(&|| rotation_change(&a, &q, false, || panic!("the bounds decide this case")));
+            run(&|| rotation_change(&a, &q, || panic!("the bounds decide this case")));
         let (narrow, narrow_flags) = run(&|| gamma_inv_times(&a, &c_log));
         assert_eq!(wide_flags, 0, "the f32 velocity change met a subnormal");
         assert_ne!(narrow_flags, 0, "the case no longer underflows in f32");

@@ -56,20 +56,20 @@ pub enum F32Arithmetic {
     #[default]
     Compensated,
     /// Every operation in `f32`, as other engines and GPU solvers do it: positions,
-    /// velocities and orientations are stored as single values and each increment is
-    /// added with one rounding (p ← p + δp, v ← v + δv, R ← R·Exp(δθ), R renormalised
-    /// once per substep in the velocity update); the joint values come from the `f32`
-    /// poses; the velocity update's rotation formula is evaluated in `f32`. The
-    /// formulas themselves are the compensated scheme's (the velocity from the sum of the
-    /// substep's corrections, the rotation increment as a product): only the extra
-    /// precision is gone. Two speed devices that change no result beyond the decision
-    /// of a comparison are kept: the power-of-two scaling of the squares in the
-    /// rotational prediction and the small solves (exact), and the velocity update's
-    /// choice between its two rotation formulas, decided on inputs widened to `f64`
-    /// exactly (the squares of round-off rotations would be subnormal in `f32`, each
-    /// operation on them a microcode assist of ~100 cycles on x86). For f32-versus-f64
-    /// studies; it is cheaper than f64 per step, and it gains energy where the
-    /// compensated scheme does not (README, "f32 arithmetic").
+    /// velocities and orientations are stored as single values, each correction added
+    /// with one rounding (p ← p + δp, R ← R·Exp(δθ), R renormalised once per substep);
+    /// the joints take their values from the `f32` poses; the velocity update forms
+    /// v = ṽ + Σδp/h and ω = Log(Exp(hΩ)·C)/h in `f32` (C the product of the substep's
+    /// correction rotations: Algorithm 1's (p − pⁿ)/h and (R ⊟ Rⁿ)/h from the substep's
+    /// increments rather than from two rounded poses, as the compensated scheme takes
+    /// them too). What is gone is the extra precision: no low parts, no base rotation,
+    /// no `f64` joint values, no split of the rotation change that keeps round-off from
+    /// being fed back. The exact power-of-two scaling of the squares compared in the
+    /// rotational prediction and the small solves is kept (it changes no value, only
+    /// avoids subnormal squares, each a microcode assist of ~100 cycles on x86). For
+    /// f32-versus-f64 studies: it costs fewer instructions per step than f64, and its
+    /// rounding errors are not compensated, so it drifts where the compensated scheme
+    /// does not (README, "f32 arithmetic").
     Plain,
 }
 
