@@ -174,12 +174,13 @@ fn plain_f32_differs_from_compensated() {
 ///
 /// The bound: plain f32 rounds each stored position once per step, an error of up to
 /// ε·|p|/2 ≈ 1.8e-7 m (|p| ≤ 3 m, ε = 1.2e-7); as a random walk over 3,000 steps that is
-/// about √3000 · 1.8e-7 ≈ 1e-5 m. The chain is chaotic only from about 5 s on (README,
-/// "Comparison study"), so over the first 3 s that sum is not amplified by orders of
-/// magnitude (measured: 4.7e-6 m matrix, 6.2e-6 m quaternion, against 1.1e-6 m for the
-/// compensated scheme). 1e-4 m is ten times the random walk: a plain path whose rounding
-/// had a systematic sign (ε·|p| per step in one direction adds up to 5e-4 m), or a broken
-/// one (a wrong velocity update, an unnormalised orientation), leaves it.
+/// about √3000 · 1.8e-7 ≈ 1e-5 m, and the orientations, renormalised only every 16
+/// substeps, add a comparable walk. Over the first 3 s the chain's motion amplifies such
+/// perturbations by a small factor only (measured: 2.2e-5 m matrix, 2.4e-5 m quaternion,
+/// against 1.1e-6 m for the compensated scheme; over 100 s the plain gap reaches 7e-2 m,
+/// README "f32 arithmetic"). 1e-4 m is four times the measured gap: a plain path whose
+/// rounding had a systematic sign (ε·|p| per step in one direction adds up to 5e-4 m
+/// over 3,000 steps), or a broken one (e.g. a wrong velocity update), leaves it.
 #[test]
 fn plain_f32_pendulum_stays_near_f64() {
     for (name, (gap, _)) in [

@@ -91,7 +91,7 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             self.velocity = *dv;
             self.angular_velocity = *dw;
             self.plain_substeps = self.plain_substeps.wrapping_add(1);
-            let orientation = if self.plain_substeps % PLAIN_RENORMALIZE_EVERY == 0 {
+            let orientation = if self.plain_substeps.is_multiple_of(PLAIN_RENORMALIZE_EVERY) {
                 self.orientation.renormalize()
             } else {
                 self.orientation
@@ -215,7 +215,8 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// spanning two of its stores, which the store buffer cannot forward.
     ///
     /// In plain arithmetic, R·q is composed onto `orientation` directly (whatever
-    /// `compose` says), rounded, and renormalised only in the velocity update.
+    /// `compose` says), rounded, and renormalised by the velocity update (every
+    /// [`PLAIN_RENORMALIZE_EVERY`] substeps).
     ///
     /// Returns `orientation` (the value it holds after the call).
     #[inline(always)]

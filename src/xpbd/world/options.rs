@@ -51,13 +51,15 @@ pub enum F32Arithmetic {
     /// its rotation formula in `f64` from exactly widened inputs. Without it the
     /// roundings of the stored state have the same sign substep after substep and f32
     /// gains energy (about 1 J/s in the triple pendulum at 1,000 substeps per step).
-    /// Cost: in the triple pendulum (block solve, Δt = 1 ms) about 1.1 times the
-    /// instructions of an f64 step (README, "f32 arithmetic").
+    /// Cost: in the triple pendulum (block solve, Δt = 1 ms) 1.14 times the
+    /// instructions of an f64 step, about 1.3 times its time (the f64 joint values lie
+    /// on the solver's dependency chain); in the cantilever fewer than f64 (README,
+    /// "f32 arithmetic").
     #[default]
     Compensated,
     /// Every operation in `f32`, as other engines and GPU solvers do it: positions,
     /// velocities and orientations are stored as single values, each correction added
-    /// with one rounding (p ← p + δp, R ← R·Exp(δθ), R renormalised once per substep);
+    /// with one rounding (p ← p + δp, R ← R·Exp(δθ), R renormalised every 16 substeps);
     /// the joints take their values from the `f32` poses; the velocity update forms
     /// v = ṽ + Σδp/h and ω = Log(Exp(hΩ)·C)/h in `f32` (C the product of the substep's
     /// correction rotations: Algorithm 1's (p − pⁿ)/h and (R ⊟ Rⁿ)/h from the substep's
