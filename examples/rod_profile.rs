@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Arguments: element order (`linear`, `quadratic`, `cubic`), number of elements,
-//! scalar (`f64`, `f32`), rotation (`matrix`, `quaternion`), number of measured steps
+//! scalar (`f64`, `f32`, or `f32-plain` for plain f32 arithmetic,
+//! `lie_xpbd::xpbd::F32Arithmetic::Plain`), rotation (`matrix`, `quaternion`), number of measured steps
 //! (after 50 warm-up steps, so the rod is moving), optionally `gauss-point` for the
 //! one-point-at-a-time projection instead of the banded solve (`banded` otherwise), and
 //! optionally `time`: then it also prints the fastest wall time per step over chunks of
@@ -31,7 +32,7 @@ use lie_xpbd::lie::real::c;
 use lie_xpbd::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::rod::{FemRod, RodMaterial, RodSolve, StraightRod};
-use lie_xpbd::xpbd::{SolverOptions, World};
+use lie_xpbd::xpbd::{F32Arithmetic, SolverOptions, World};
 use std::hint::black_box;
 
 #[inline(never)]
@@ -47,9 +48,11 @@ fn run<T: BandScalar, G: LieGroup<T>, const N: usize>(
     steps: usize,
     solve: RodSolve,
     time: bool,
+    arithmetic: F32Arithmetic,
 ) {
     let options = SolverOptions {
         dt: c(5e-3),
+        f32_arithmetic: arithmetic,
         ..SolverOptions::default()
     };
     let mut world = World::<T, G>::new(options).expect("valid options");
@@ -91,11 +94,12 @@ fn dispatch<T: BandScalar, G: LieGroup<T>>(
     steps: usize,
     solve: RodSolve,
     time: bool,
+    arithmetic: F32Arithmetic,
 ) {
     match order {
-        "linear" => run::<T, G, 2>(elements, steps, solve, time),
-        "quadratic" => run::<T, G, 3>(elements, steps, solve, time),
-        _ => run::<T, G, 4>(elements, steps, solve, time),
+        "linear" => run::<T, G, 2>(elements, steps, solve, time, arithmetic),
+        "quadratic" => run::<T, G, 3>(elements, steps, solve, time, arithmetic),
+        _ => run::<T, G, 4>(elements, steps, solve, time, arithmetic),
     }
 }
 
@@ -111,14 +115,20 @@ fn main() {
         RodSolve::Banded
     };
     let time = arg(7, "") == "time";
-    match (arg(4, "matrix").as_str(), arg(3, "f64").as_str()) {
-        ("quaternion", "f32") => {
-            dispatch::<f32, UnitQuaternion<f32>>(&order, elements, steps, solve, time)
+    let scalar = arg(3, "f64");
+    let a = if scalar == "f32-plain" {
+        F32Arithmetic::Plain
+    } else {
+        F32Arithmetic::Compensated
+    };
+    match (arg(4, "matrix").as_str(), scalar.starts_with("f32")) {
+        ("quaternion", true) => {
+            dispatch::<f32, UnitQuaternion<f32>>(&order, elements, steps, solve, time, a)
         }
-        ("quaternion", _) => {
-            dispatch::<f64, UnitQuaternion<f64>>(&order, elements, steps, solve, time)
+        ("quaternion", false) => {
+            dispatch::<f64, UnitQuaternion<f64>>(&order, elements, steps, solve, time, a)
         }
-        (_, "f32") => dispatch::<f32, SO3Matrix<f32>>(&order, elements, steps, solve, time),
-        _ => dispatch::<f64, SO3Matrix<f64>>(&order, elements, steps, solve, time),
+        (_, true) => dispatch::<f32, SO3Matrix<f32>>(&order, elements, steps, solve, time, a),
+        _ => dispatch::<f64, SO3Matrix<f64>>(&order, elements, steps, solve, time, a),
     }
 }

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Arguments: solver (`block`, `rows`, `scalar`), rotation (`matrix`, `quaternion`), scalar
-//! (`f64`, `f32`), number of measured steps (after 500 warm-up steps, so the joints
+//! (`f64`, `f32`, or `f32-plain` for plain f32 arithmetic,
+//! `lie_xpbd::xpbd::F32Arithmetic::Plain`), number of measured steps (after 500 warm-up steps, so the joints
 //! carry load). Only `measured_steps` is collected with the toggle above: its total
 //! divided by the step count is the cost of one step. A fifth argument `time` also
 //! prints the fastest wall time per step over chunks of 1000 steps (a rough figure on a
@@ -21,7 +22,7 @@
 use lie_xpbd::lie::{LieGroup, SO3Matrix, UnitQuaternion};
 use lie_xpbd::linalg::BandScalar;
 use lie_xpbd::scenes::pendulum::{self, PendulumConfig};
-use lie_xpbd::xpbd::{SolveMode, World};
+use lie_xpbd::xpbd::{F32Arithmetic, SolveMode, World};
 use std::hint::black_box;
 
 #[inline(never)]
@@ -32,7 +33,13 @@ fn measured_steps<T: BandScalar, G: LieGroup<T>>(world: &mut World<T, G>, steps:
     }
 }
 
-fn run<T: BandScalar, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool, pc: bool) {
+fn run<T: BandScalar, G: LieGroup<T>>(
+    mode: SolveMode,
+    steps: usize,
+    time: bool,
+    pc: bool,
+    arithmetic: F32Arithmetic,
+) {
     let mut world = if std::env::args().any(|a| a == "rps") {
         let mut scene = lie_xpbd::scenes::builtin("rps")
             .expect("rps is shipped")
@@ -41,11 +48,15 @@ fn run<T: BandScalar, G: LieGroup<T>>(mode: SolveMode, steps: usize, time: bool,
         scene
             .set("solver.primal_correction", &pc.to_string())
             .expect("a flag");
+        scene
+            .set("solver.f32_arithmetic", arithmetic.name())
+            .expect("an arithmetic");
         scene.build::<T, G>().expect("the rps scene builds").world
     } else {
         let cfg = PendulumConfig {
             solve_mode: mode,
             primal_correction: pc,
+            f32_arithmetic: arithmetic,
             ..PendulumConfig::default()
         };
         pendulum::build::<T, G>(&cfg).expect("the default pendulum is valid")
@@ -84,10 +95,16 @@ fn main() {
     let steps: usize = arg(4, "10000").parse().expect("a step count");
     let time = arg(5, "") == "time";
     let pc = args.iter().any(|a| a == "primal_correction");
-    match (arg(2, "matrix").as_str(), arg(3, "f64").as_str()) {
-        ("quaternion", "f32") => run::<f32, UnitQuaternion<f32>>(mode, steps, time, pc),
-        ("quaternion", _) => run::<f64, UnitQuaternion<f64>>(mode, steps, time, pc),
-        (_, "f32") => run::<f32, SO3Matrix<f32>>(mode, steps, time, pc),
-        _ => run::<f64, SO3Matrix<f64>>(mode, steps, time, pc),
+    let scalar = arg(3, "f64");
+    let a = if scalar == "f32-plain" {
+        F32Arithmetic::Plain
+    } else {
+        F32Arithmetic::Compensated
+    };
+    match (arg(2, "matrix").as_str(), scalar.starts_with("f32")) {
+        ("quaternion", true) => run::<f32, UnitQuaternion<f32>>(mode, steps, time, pc, a),
+        ("quaternion", false) => run::<f64, UnitQuaternion<f64>>(mode, steps, time, pc, a),
+        (_, true) => run::<f32, SO3Matrix<f32>>(mode, steps, time, pc, a),
+        _ => run::<f64, SO3Matrix<f64>>(mode, steps, time, pc, a),
     }
 }

@@ -22,7 +22,7 @@
 use crate::lie::{LieGroup, Real, SO3Matrix, UnitQuaternion};
 use crate::linalg::BandScalar;
 use crate::scene::{BuiltScene, JointInfo, Scene, SceneError};
-use crate::xpbd::{ConstraintId, XpbdError};
+use crate::xpbd::{ConstraintId, F32Arithmetic, XpbdError};
 use nalgebra::{Matrix3, Vector3};
 use std::fmt;
 use std::str::FromStr;
@@ -41,8 +41,13 @@ pub enum Rotation {
 pub enum Scalar {
     /// Double precision.
     F64,
-    /// Single precision.
+    /// Single precision, in the arithmetic the scene's `solver.f32_arithmetic` names
+    /// (compensated unless it says otherwise: [`crate::xpbd::F32Arithmetic`]).
     F32,
+    /// Single precision in plain arithmetic: every operation in `f32`
+    /// ([`crate::xpbd::F32Arithmetic::Plain`]), whatever the scene's
+    /// `solver.f32_arithmetic` says. Named `f32-plain`.
+    F32Plain,
 }
 
 impl Rotation {
@@ -58,14 +63,21 @@ impl Rotation {
 }
 
 impl Scalar {
-    /// Both scalars.
+    /// Both scalar types (in their default arithmetic; [`Scalar::F32Plain`] is asked
+    /// for by name).
     pub const ALL: [Scalar; 2] = [Scalar::F64, Scalar::F32];
-    /// `"f64"` or `"f32"`.
+    /// `"f64"`, `"f32"` or `"f32-plain"`.
     pub fn name(self) -> &'static str {
         match self {
             Scalar::F64 => "f64",
             Scalar::F32 => "f32",
+            Scalar::F32Plain => "f32-plain",
         }
+    }
+
+    /// Whether the run's scalar type is `f32` (compensated or plain).
+    pub fn is_f32(self) -> bool {
+        self != Scalar::F64
     }
 
     /// The shortest decimal text that reads back to `x` at this precision (an `f32`
@@ -77,8 +89,8 @@ impl Scalar {
         match (self, plain) {
             (Scalar::F64, true) => format!("{x}"),
             (Scalar::F64, false) => format!("{x:e}"),
-            (Scalar::F32, true) => format!("{}", x as f32),
-            (Scalar::F32, false) => format!("{:e}", x as f32),
+            (Scalar::F32 | Scalar::F32Plain, true) => format!("{}", x as f32),
+            (Scalar::F32 | Scalar::F32Plain, false) => format!("{:e}", x as f32),
         }
     }
 }
@@ -114,8 +126,9 @@ impl FromStr for Scalar {
         match s {
             "f64" => Ok(Scalar::F64),
             "f32" => Ok(Scalar::F32),
+            "f32-plain" => Ok(Scalar::F32Plain),
             _ => Err(format!(
-                "'{s}' is not a scalar type; valid values: f64, f32"
+                "'{s}' is not a scalar type; valid values: f64, f32, f32-plain"
             )),
         }
     }
@@ -328,7 +341,8 @@ fn boxed<T: BandScalar, G: LieGroup<T>>(
     }))
 }
 
-/// Builds `scene` in the given representation and scalar.
+/// Builds `scene` in the given representation and scalar ([`Scalar::F32Plain`]: in
+/// `f32` with `solver.f32_arithmetic` set to `plain`).
 ///
 /// # Errors
 /// As [`Scene::build`].
@@ -337,14 +351,22 @@ pub fn build_simulation(
     rotation: Rotation,
     scalar: Scalar,
 ) -> Result<Box<dyn Simulation>, SceneError> {
+    if scalar == Scalar::F32Plain {
+        let mut plain = scene.clone();
+        if plain.file().solver.f32_arithmetic.arithmetic() != F32Arithmetic::Plain {
+            plain.set("solver.f32_arithmetic", F32Arithmetic::Plain.name())?;
+        }
+        return match rotation {
+            Rotation::Matrix => boxed::<f32, SO3Matrix<f32>>(&plain, rotation, scalar),
+            Rotation::Quaternion => boxed::<f32, UnitQuaternion<f32>>(&plain, rotation, scalar),
+        };
+    }
     match (rotation, scalar) {
         (Rotation::Matrix, Scalar::F64) => boxed::<f64, SO3Matrix<f64>>(scene, rotation, scalar),
-        (Rotation::Matrix, Scalar::F32) => boxed::<f32, SO3Matrix<f32>>(scene, rotation, scalar),
+        (Rotation::Matrix, _) => boxed::<f32, SO3Matrix<f32>>(scene, rotation, scalar),
         (Rotation::Quaternion, Scalar::F64) => {
             boxed::<f64, UnitQuaternion<f64>>(scene, rotation, scalar)
         }
-        (Rotation::Quaternion, Scalar::F32) => {
-            boxed::<f32, UnitQuaternion<f32>>(scene, rotation, scalar)
-        }
+        (Rotation::Quaternion, _) => boxed::<f32, UnitQuaternion<f32>>(scene, rotation, scalar),
     }
 }

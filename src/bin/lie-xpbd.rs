@@ -62,8 +62,9 @@ enum Command {
         /// Rotation representations, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "matrix,quaternion", value_name = "matrix|quaternion", value_parser = parse_rotation)]
         rotation: Vec<Rotation>,
-        /// Scalar types, comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "f64,f32", value_name = "f64|f32", value_parser = parse_scalar)]
+        /// Scalar types, comma-separated; `f32-plain` is f32 in plain arithmetic
+        /// (`solver.f32_arithmetic = "plain"`), `f32` the scene's (compensated by default).
+        #[arg(long, value_delimiter = ',', default_value = "f64,f32", value_name = "f64|f32|f32-plain", value_parser = parse_scalar)]
         scalar: Vec<Scalar>,
         /// Simulated duration, s (overrides run.duration).
         #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
@@ -87,7 +88,7 @@ enum Command {
         #[arg(long, default_value = "matrix", value_name = "matrix|quaternion", value_parser = parse_rotation)]
         rotation: Rotation,
         /// Scalar type of every run.
-        #[arg(long, default_value = "f64", value_name = "f64|f32", value_parser = parse_scalar)]
+        #[arg(long, default_value = "f64", value_name = "f64|f32|f32-plain", value_parser = parse_scalar)]
         scalar: Scalar,
         /// Simulated duration of every run, s (overrides run.duration).
         #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
@@ -120,12 +121,16 @@ enum Command {
     /// runs.csv, error plots, residuals, summary.md and summary.json; `shear-locking`
     /// the slenderness sweep of Section 9.3 (scenes/shear_locking.toml); `figure11` the
     /// banded against Gauss-point projection of Figure 11 (scenes/figure11.toml); `spring`
-    /// the buckling of a compressed helical spring, Section 9.4 (scenes/spring.toml).
+    /// the buckling of a compressed helical spring, Section 9.4 (scenes/spring.toml);
+    /// `f32` plain f32, compensated f32 and f64 side by side on the pendulum (10 s and
+    /// 100 s) and the cubic cantilever: position gap to f64, energy rise and drift, time
+    /// per step (summary.md, summary.json).
     Reproduce {
         /// Which results: `rigid` (Section 9.1, Figure 12, Table 1), `cantilever`
-        /// (Section 9.2, Figure 13), `shear-locking` (Section 9.3, Figure 14) or
-        /// `figure11` (Figure 11) or `spring` (Section 9.4, Figure 15).
-        #[arg(value_parser = ["rigid", "cantilever", "shear-locking", "figure11", "spring"])]
+        /// (Section 9.2, Figure 13), `shear-locking` (Section 9.3, Figure 14),
+        /// `figure11` (Figure 11), `spring` (Section 9.4, Figure 15) or `f32` (the f32
+        /// arithmetic study).
+        #[arg(value_parser = ["rigid", "cantilever", "shear-locking", "figure11", "spring", "f32"])]
         what: String,
         /// Output folder (default: out/reproduce-WHAT).
         #[arg(long, value_name = "DIR")]
@@ -134,7 +139,8 @@ enum Command {
         /// QUICK RUN in summary.md and `"quick": true` in summary.json (cantilever: two
         /// counts per discretization, a 6-element reference, 1 s per run; shear-locking:
         /// L/r = 5 and 200, 0.5 s per run; figure11: 1 s per run; none at rest; spring:
-        /// 40 elements of each discretization pushed at 0.1 m/s).
+        /// 40 elements of each discretization pushed at 0.1 m/s; f32: the pendulum for
+        /// 0.5 s and 1 s, the cantilever for 0.5 s).
         #[arg(long)]
         quick: bool,
         /// figure11: simulated time of every run, s (default: the scene's 10 s).
@@ -152,9 +158,10 @@ enum Command {
         /// Rotation representation of every run.
         #[arg(long, default_value = "matrix", value_name = "matrix|quaternion", value_parser = parse_rotation)]
         rotation: Rotation,
-        /// Scalar type of every run.
-        #[arg(long, default_value = "f64", value_name = "f64|f32", value_parser = parse_scalar)]
-        scalar: Scalar,
+        /// Scalar type of every run (default f64; not for `f32`, which runs f64, f32 and
+        /// f32-plain).
+        #[arg(long, value_name = "f64|f32|f32-plain", value_parser = parse_scalar)]
+        scalar: Option<Scalar>,
     },
     /// Check every constraint's analytic gradient, and every rod's (each Gauss point
     /// of a FEM rod, each joint of a rigid chain), against finite differences, at the
@@ -182,7 +189,7 @@ struct RunCli {
     #[arg(long, default_value = "matrix", value_name = "matrix|quaternion", value_parser = parse_rotation)]
     rotation: Option<Rotation>,
     /// Scalar type.
-    #[arg(long, default_value = "f64", value_name = "f64|f32", value_parser = parse_scalar)]
+    #[arg(long, default_value = "f64", value_name = "f64|f32|f32-plain", value_parser = parse_scalar)]
     scalar: Option<Scalar>,
     /// Simulated duration, s (overrides run.duration).
     #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = parse_seconds)]
@@ -313,7 +320,12 @@ fn main() -> ExitCode {
                 (
                     "--quick",
                     quick,
-                    "cantilever, shear-locking, figure11 and spring",
+                    "cantilever, shear-locking, figure11, spring and f32",
+                ),
+                (
+                    "--scalar",
+                    scalar.is_some(),
+                    "rigid, cantilever, shear-locking, figure11 and spring",
                 ),
                 ("--seconds", seconds.is_some(), "figure11"),
                 (
@@ -333,7 +345,14 @@ fn main() -> ExitCode {
                 }
             }
             let out = out.unwrap_or_else(|| PathBuf::from(format!("out/reproduce-{what}")));
+            let scalar = scalar.unwrap_or(Scalar::F64);
             match what.as_str() {
+                "f32" => {
+                    use lie_xpbd::pipeline::reproduce::f32::F32Options;
+                    let mut opts = options(quick, F32Options::quick);
+                    opts.rotation = rotation;
+                    cmd::reproduce_f32_command(&out, &opts, &interrupt)
+                }
                 "cantilever" => {
                     let mut opts = options(quick, CantileverOptions::quick);
                     if let Some(n) = reference_elements {

@@ -42,7 +42,9 @@
 //! projected away every substep, which turns its rounding into a velocity noise of
 //! ε·|p|/h; in f32 with substeps of 1 µs that is 0.06 m/s at 1 m and heated the triple
 //! pendulum by up to 0.43 J within 2 s. The f64 values are accurate to ε_f64·|p|; the
-//! gradients stay in `T` (their relative ε only scales a correction).
+//! gradients stay in `T` (their relative ε only scales a correction). Bodies in plain
+//! f32 arithmetic ([`crate::xpbd::F32Arithmetic::Plain`]) have no compensated state:
+//! their joints take the values in f32 from the stored poses.
 
 use super::frame::JointFrame;
 use crate::lie::real::unit_quaternion_f64;
@@ -133,12 +135,18 @@ pub struct JointKinematics<'a, T: Real, G: LieGroup<T>> {
     pub position_lo: [Vector3<T>; 2],
     /// The sides' bodies (`None` = the world) when built by [`Self::from_bodies`]: where
     /// [`Real::WIDE_CONSTRAINT_VALUES`] asks for it, the values Δp, e and u are taken from
-    /// the world joint frames evaluated in f64 from their compensated state (each value
-    /// evaluates them when it is asked for; nothing is stored for f64).
+    /// the world joint frames evaluated in f64 from their compensated state (`wide`).
     bodies: Option<[Option<&'a Body<T, G>>; 2]>,
     /// Whether each frame's rotation Jₖ is the identity: R̄ₖ = Rₖ and the products with
     /// Jₖ are skipped (they would change nothing: I·x is x exactly).
     plain: [bool; 2],
+    /// The world joint frames in f64 ([`Real::WIDE_CONSTRAINT_VALUES`]), formed once at
+    /// construction by [`Self::from_bodies`] from the bodies' compensated state; `None`
+    /// in f64, for [`Self::new`], and for bodies in plain f32 arithmetic
+    /// ([`crate::xpbd::F32Arithmetic::Plain`]). Formed once, not per value: a joint
+    /// asks for two or three values (callgrind, triple pendulum, block solve, f32:
+    /// 11,275 → about 10,300 instructions per step).
+    wide: Option<WideJointFrames>,
     /// R̄ₖ = RₖJₖ (70), formed once here from `body` and `frame` as they are at
     /// construction, for every quantity that reads it (the prismatic joint read R̄₁ three
     /// times: callgrind, 3-RPS robot, block mode, f64: −1% instructions per step).
@@ -170,16 +178,17 @@ fn joint_rotations<T: Real, G: LieGroup<T>>(
 type WideJointFrames = [(Vector3<f64>, UnitQuaternion<f64>); 2];
 
 /// A world joint frame (p̄, R̄) in f64: the frame itself for a world side (`None`), else
-/// (p + R r, R J) from the body's exact pose ([`Body::pose_f64`]).
+/// (p + R r, R J) from the body's exact pose ([`Body::pose_f64`]). `plain`: the frame's
+/// rotation J is the identity.
 #[inline]
 fn wide_joint<T: Real, G: LieGroup<T>>(
     body: Option<&Body<T, G>>,
     frame: &JointFrame<T, G>,
+    plain: bool,
 ) -> (Vector3<f64>, UnitQuaternion<f64>) {
     let r = frame.translation.map(|x| x.to_f64());
     // Joint axes equal to the body axes (the common case) need no conversion.
-    let j = (frame.rotation != G::identity())
-        .then(|| unit_quaternion_f64(&frame.rotation.to_quaternion()));
+    let j = (!plain).then(|| unit_quaternion_f64(&frame.rotation.to_quaternion()));
     match (body, j) {
         (None, j) => (r, j.unwrap_or_else(UnitQuaternion::identity)),
         (Some(b), j) => {
@@ -211,6 +220,7 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
             bodies: None,
             plain,
             rotation: joint_rotations(&body, frame, plain, [false; 2]),
+            wide: None,
         }
     }
 
@@ -254,6 +264,15 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
         let body = [pose(body1), pose(body2)];
         let frame = [frame1, frame2];
         let world = [body1.is_none(), body2.is_none()];
+        // Plain f32 arithmetic (`F32Arithmetic::Plain`) takes the values from the f32
+        // poses.
+        let is_plain = |b: Option<&Body<T, G>>| b.is_some_and(|b| b.is_plain());
+        let wide = (T::WIDE_CONSTRAINT_VALUES && !is_plain(body1) && !is_plain(body2)).then(|| {
+            [
+                wide_joint(body1, frame1, plain[0]),
+                wide_joint(body2, frame2, plain[1]),
+            ]
+        });
         Self {
             body,
             frame,
@@ -261,6 +280,7 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
             bodies: Some([body1, body2]),
             plain,
             rotation: joint_rotations(&body, frame, plain, world),
+            wide,
         }
     }
 
@@ -297,12 +317,12 @@ impl<'a, T: Real, G: LieGroup<T>> JointKinematics<'a, T, G> {
     }
 
     /// The f64 world joint frames, if these kinematics carry them; `None` at compile
-    /// time for f64.
+    /// time for f64, and for bodies in plain f32 arithmetic
+    /// ([`crate::xpbd::F32Arithmetic::Plain`]).
     #[inline(always)]
     fn wide(&self) -> Option<WideJointFrames> {
         if T::WIDE_CONSTRAINT_VALUES {
-            self.bodies
-                .map(|[b1, b2]| [wide_joint(b1, self.frame[0]), wide_joint(b2, self.frame[1])])
+            self.wide
         } else {
             None
         }

@@ -586,6 +586,26 @@ fn finish_reproduce(
     }
 }
 
+/// `lie-xpbd reproduce f32`: [`crate::pipeline::reproduce::f32::reproduce_f32`] into
+/// `out`; prints the Markdown summary. Exit 0, 1 (a scene or the files failed), 2 (an
+/// invalid option, nothing written) or 130 (interrupted: the finished scenes are
+/// summarised).
+pub fn reproduce_f32_command(
+    out: &std::path::Path,
+    opts: &crate::pipeline::reproduce::f32::F32Options,
+    interrupt: &AtomicBool,
+) -> ExitCode {
+    use crate::pipeline::reproduce::f32::{markdown, reproduce_f32};
+    let progress = |k: usize, n: usize, what: &str| {
+        errln!("[{}/{n}] {what}", k + 1);
+    };
+    finish_reproduce(
+        reproduce_f32(out, opts, interrupt, &progress).map(|r| markdown(&r)),
+        out,
+        interrupt,
+    )
+}
+
 /// `lie-xpbd reproduce rigid`: [`crate::pipeline::reproduce::reproduce_rigid`] into
 /// `out`; prints the Markdown summary. Exit 0, 1 (a run or the files failed), 2 (an
 /// invalid option, nothing written) or 130

@@ -4,12 +4,14 @@
 //!
 //! One module per study: [`rigid`] (Section 9.1, Figure 12, Table 1), [`cantilever`]
 //! (Section 9.2, Figure 13), [`shear_locking`] (Section 9.3, Figure 14), [`spring`]
-//! (Section 9.4, Figure 15) and [`figure11`] (Figure 11). This module holds what they
+//! (Section 9.4, Figure 15), [`figure11`] (Figure 11), and [`f32`] (plain f32, compensated
+//! f32 and f64 side by side). This module holds what they
 //! share: how much of a study ran ([`Completeness`]), the error type
 //! ([`ReproduceError`]), the checks of duration options, reading a run's CSV columns
 //! back, medians, and staging charts and summaries.
 
 pub mod cantilever;
+pub mod f32;
 pub mod figure11;
 pub mod rigid;
 pub mod shear_locking;

@@ -168,6 +168,7 @@ impl Scene {
             },
             gravity: v3::<T>(&file.solver.gravity),
             primal_correction: file.solver.primal_correction,
+            f32_arithmetic: file.solver.f32_arithmetic.arithmetic(),
         };
         let solver = FieldPath::root().key("solver");
         let mut world = World::<T, G>::new(options).map_err(|e| {

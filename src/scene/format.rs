@@ -137,6 +137,36 @@ pub struct SolverSpec {
     /// (`gauss_seidel`, the default) or all together (`direct`).
     #[serde(default, skip_serializing_if = "JointSolveSpec::is_default")]
     pub joint_solve: JointSolveSpec,
+    /// Arithmetic of an `f32` run: `compensated` (the default) or `plain`
+    /// ([`crate::xpbd::F32Arithmetic`]); no effect on an `f64` run.
+    #[serde(default, skip_serializing_if = "F32ArithmeticSpec::is_default")]
+    pub f32_arithmetic: F32ArithmeticSpec,
+}
+
+/// `[solver] f32_arithmetic` as spelled in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum F32ArithmeticSpec {
+    /// [`crate::xpbd::F32Arithmetic::Compensated`].
+    #[default]
+    Compensated,
+    /// [`crate::xpbd::F32Arithmetic::Plain`].
+    Plain,
+}
+
+impl F32ArithmeticSpec {
+    /// Whether this is the default (`compensated`; it is then not written).
+    pub fn is_default(&self) -> bool {
+        *self == F32ArithmeticSpec::Compensated
+    }
+
+    /// The solver setting.
+    pub fn arithmetic(self) -> crate::xpbd::F32Arithmetic {
+        match self {
+            F32ArithmeticSpec::Compensated => crate::xpbd::F32Arithmetic::Compensated,
+            F32ArithmeticSpec::Plain => crate::xpbd::F32Arithmetic::Plain,
+        }
+    }
 }
 
 impl Default for SolverSpec {
@@ -149,6 +179,7 @@ impl Default for SolverSpec {
             gravity: default_gravity(),
             primal_correction: false,
             joint_solve: JointSolveSpec::GaussSeidel,
+            f32_arithmetic: F32ArithmeticSpec::Compensated,
         }
     }
 }

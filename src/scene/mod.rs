@@ -55,9 +55,9 @@ mod validate;
 pub use build::{BuiltScene, JointInfo};
 pub use error::{SceneError, SceneErrorKind};
 pub use format::{
-    BodySpec, Channel, ComplianceSpec, DampingSpec, FrameSpec, JointSolveSpec, JointSpec,
-    JointType, ModeSpec, OrientationSpec, RunSpec, SceneFile, ShapeSpec, SolverSpec, SCENE_VERSION,
-    WORLD,
+    BodySpec, Channel, ComplianceSpec, DampingSpec, F32ArithmeticSpec, FrameSpec, JointSolveSpec,
+    JointSpec, JointType, ModeSpec, OrientationSpec, RunSpec, SceneFile, ShapeSpec, SolverSpec,
+    SCENE_VERSION, WORLD,
 };
 pub use path::{FieldPath, Segment};
 pub use rod_build::BuiltRod;

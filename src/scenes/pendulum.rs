@@ -15,10 +15,10 @@ use super::ScenarioError;
 use crate::lie::LieGroup;
 use crate::linalg::BandScalar;
 use crate::scene::{
-    BodySpec, Channel, FrameSpec, JointSpec, JointType, ModeSpec, OrientationSpec, RunSpec, Scene,
-    SceneFile, ShapeSpec, SolverSpec, SCENE_VERSION, WORLD,
+    BodySpec, Channel, F32ArithmeticSpec, FrameSpec, JointSpec, JointType, ModeSpec,
+    OrientationSpec, RunSpec, Scene, SceneFile, ShapeSpec, SolverSpec, SCENE_VERSION, WORLD,
 };
-use crate::xpbd::{SolveMode, World};
+use crate::xpbd::{F32Arithmetic, SolveMode, World};
 
 /// The shipped scene file `scenes/pendulum.toml`.
 pub const SCENE_TOML: &str = include_str!("../../scenes/pendulum.toml");
@@ -55,6 +55,9 @@ pub struct PendulumConfig {
     /// ([`crate::xpbd::SolverOptions::primal_correction`]; on by default, off for the
     /// paper's plain XPBD step).
     pub primal_correction: bool,
+    /// Arithmetic of an `f32` world ([`crate::xpbd::SolverOptions::f32_arithmetic`];
+    /// compensated by default, no effect in `f64`).
+    pub f32_arithmetic: F32Arithmetic,
 }
 
 impl Default for PendulumConfig {
@@ -70,6 +73,7 @@ impl Default for PendulumConfig {
             solve_mode: SolveMode::Block,
             initial_angle_deg: 80.0,
             primal_correction: true,
+            f32_arithmetic: F32Arithmetic::Compensated,
         }
     }
 }
@@ -212,6 +216,10 @@ pub fn scene_file(cfg: &PendulumConfig) -> SceneFile {
             },
             gravity: [0.0, -GRAVITY, 0.0],
             primal_correction: cfg.primal_correction,
+            f32_arithmetic: match cfg.f32_arithmetic {
+                F32Arithmetic::Compensated => F32ArithmeticSpec::Compensated,
+                F32Arithmetic::Plain => F32ArithmeticSpec::Plain,
+            },
             ..SolverSpec::default()
         },
         run: RunSpec {

@@ -102,6 +102,12 @@ pub struct Body<T: Real, G: LieGroup<T>> {
     // cleared before `update_velocities`: the corrections in between leave `orientation`
     // to `update_velocities`, which composes it anyway (as `apply_last_correction`).
     pub(crate) defer_compose: bool,
+    // Plain f32 arithmetic ([`crate::xpbd::F32Arithmetic::Plain`]): no low parts, the
+    // orientation composed directly, no f64 joint values. Set by the world when the body
+    // is added; read through `is_plain`, which is false at compile time in f64.
+    plain: bool,
+    // Substeps in plain arithmetic, for the periodic renormalisation (`step.rs`).
+    plain_substeps: u32,
 }
 
 /// Largest rotation kept in `since_base` before it is folded into the base orientation,
@@ -245,6 +251,8 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             written_position: position,
             written_orientation: orientation,
             defer_compose: false,
+            plain: false,
+            plain_substeps: 0,
         })
     }
 
@@ -375,6 +383,31 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
             .to_matrix()
             .iter()
             .all(|x| x.is_finite())
+    }
+
+    /// Whether this body runs in plain arithmetic ([`crate::xpbd::F32Arithmetic::Plain`]):
+    /// only ever in `f32` (a constant `false` in `f64`, which the compiler folds, so the
+    /// f64 code is the compensated code unchanged).
+    #[inline(always)]
+    pub(crate) fn is_plain(&self) -> bool {
+        crate::lie::real::is_f32::<T>() && self.plain
+    }
+
+    /// Switches the body to plain (`true`: its low parts are dropped, the stored pose and
+    /// velocities are taken as they are) or compensated arithmetic (its state is left
+    /// as it is). No effect in `f64`.
+    pub(crate) fn set_plain(&mut self, plain: bool) {
+        self.plain = plain && crate::lie::real::is_f32::<T>();
+        if !self.plain {
+            return;
+        }
+        self.position_lo = Vector3::zeros();
+        self.velocity_lo = Vector3::zeros();
+        self.omega_lo = Vector3::zeros();
+        self.set_orientation_base(self.orientation);
+        self.since_base = UnitQuaternion::identity();
+        self.written_position = self.position;
+        self.written_orientation = self.orientation;
     }
 
     /// Sets the base orientation of the compensated state, and its f64 form.

@@ -153,6 +153,6 @@ pub use constraint::{
 pub use error::XpbdError;
 pub use world::{
     apply_body_correction, apply_last_body_correction, BreakEvent, BreakLimits, ConstraintId,
-    DirectGroupId, DirectGroupStats, Residuals, RowBlockEval, RowBlockInfo, SolveMode,
-    SolverOptions, System, SystemId, World, MAX_BLOCK_BODIES,
+    DirectGroupId, DirectGroupStats, F32Arithmetic, Residuals, RowBlockEval, RowBlockInfo,
+    SolveMode, SolverOptions, System, SystemId, World, MAX_BLOCK_BODIES,
 };

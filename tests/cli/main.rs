@@ -10,6 +10,7 @@ mod pipeline_plot;
 mod pipeline_vtk;
 mod reproduce;
 mod reproduce_cantilever;
+mod reproduce_f32;
 mod reproduce_figure11;
 mod reproduce_interrupted;
 mod reproduce_shear_locking;

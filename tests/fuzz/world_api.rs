@@ -24,7 +24,8 @@ use lie_xpbd::rod::{
     FemRod, Integration, RigidChainBuilder, RodClamp, RodMaterial, RodSolve, StraightRod,
 };
 use lie_xpbd::xpbd::{
-    Body, BodyId, BreakLimits, Constraint, ConstraintId, SolveMode, SolverOptions, World, MAX_ROWS,
+    Body, BodyId, BreakLimits, Constraint, ConstraintId, F32Arithmetic, SolveMode, SolverOptions,
+    World, MAX_ROWS,
 };
 use nalgebra::{Matrix3, Quaternion, Vector3};
 use rand::rngs::StdRng;
@@ -169,6 +170,7 @@ pub struct WorldPlan {
     mode: u8,
     gravity: [f64; 3],
     primal_correction: bool,
+    plain_f32: bool,
     bodies: Vec<BodyPlan>,
     joints: Vec<JointPlan>,
     rods: Vec<RodPlan>,
@@ -476,6 +478,7 @@ pub fn generate(rng: &mut StdRng) -> WorldPlan {
             vec3(rng, 20.0, p)
         },
         primal_correction: rng.random_bool(0.3),
+        plain_f32: rng.random_bool(0.3),
         bodies,
         joints,
         rods,
@@ -764,6 +767,11 @@ fn run_world<T: BandScalar, G: LieGroup<T>>(plan: &WorldPlan) -> CaseResult {
         solve_mode: SolveMode::ALL[plan.mode as usize],
         gravity: v(&plan.gravity),
         primal_correction: plan.primal_correction,
+        f32_arithmetic: if plan.plain_f32 {
+            F32Arithmetic::Plain
+        } else {
+            F32Arithmetic::Compensated
+        },
     };
     let mut world = match World::<T, G>::new(options) {
         Ok(w) => w,

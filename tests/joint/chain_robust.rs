@@ -205,6 +205,7 @@ fn limited_pendulum<T: Real, G: LieGroup<T>>(theta0: f64, omega0: f64) -> (f64, 
         solve_mode: SolveMode::Block,
         gravity: v(0.0, -9.81, 0.0),
         primal_correction: false,
+        ..SolverOptions::default()
     };
     let mut world = World::<T, G>::new(options).unwrap();
     // θ_rev = [I ⊟ R]₃ = −(body angle about z).

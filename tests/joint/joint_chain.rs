@@ -145,6 +145,7 @@ pub fn chain<T: Real, G: LieGroup<T>>(
         solve_mode: setting.mode,
         gravity: v(gravity.x, gravity.y, gravity.z),
         primal_correction: false,
+        ..SolverOptions::default()
     };
     let mut world = World::<T, G>::new(options).unwrap();
     let (a, b) = (LENGTH, WIDTH);

@@ -170,6 +170,7 @@ fn options<T: Real>(iterations: usize) -> SolverOptions<T> {
         solve_mode: SolveMode::Block,
         gravity: v(0.0, -9.81, 0.0),
         primal_correction: false,
+        ..SolverOptions::default()
     }
 }
 

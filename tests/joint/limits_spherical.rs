@@ -574,6 +574,7 @@ fn options<T: Real>(gravity: f64, iterations: usize) -> SolverOptions<T> {
         solve_mode: SolveMode::Block,
         gravity: v(0.0, -gravity, 0.0),
         primal_correction: false,
+        ..SolverOptions::default()
     }
 }
 

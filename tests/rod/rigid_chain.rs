@@ -1020,6 +1020,7 @@ fn settle<T: Real, G: LieGroup<T>>(n: usize, joint_clamp: bool) -> ((f64, f64), 
         solve_mode: SolveMode::Block,
         gravity: v(0.0, -G_ACC, 0.0),
         primal_correction: false,
+        ..SolverOptions::default()
     };
     let mut world = World::<T, G>::new(options).unwrap();
     let rod = cantilever::<T, G>(material(), n).with_fixed_base(!joint_clamp);

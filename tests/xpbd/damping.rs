@@ -68,6 +68,7 @@ fn spring<T: Real, G: LieGroup<T>>(
         solve_mode: mode,
         gravity: Vector3::new(T::zero(), c(g), T::zero()),
         primal_correction: false,
+        ..SolverOptions::default()
     })
     .unwrap();
     let (p, r) = match dof {

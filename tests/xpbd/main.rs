@@ -11,6 +11,7 @@ mod check;
 mod damping;
 mod direct;
 mod dt_limits;
+mod f32_arithmetic;
 mod f32_trust;
 mod free_spin;
 mod gradient_layout;

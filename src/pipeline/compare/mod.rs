@@ -4,7 +4,9 @@
 //!
 //! # How it runs
 //! Every requested combination of [`Rotation`] × [`Scalar`] is built from the same
-//! scene, plus the **reference**, the `f64` matrix run ([`REFERENCE`]), which is always
+//! scene ([`Scalar::F32Plain`], `--scalar f32-plain`, is f32 in plain arithmetic,
+//! [`crate::xpbd::F32Arithmetic::Plain`]: a run of its own, named e.g.
+//! `matrix_f32-plain`), plus the **reference**, the `f64` matrix run ([`REFERENCE`]), which is always
 //! included (and reported as added when it was not requested). The runs advance in
 //! lockstep: for each time step, every run takes its step, then the runs are compared
 //! with the reference at that step. No trajectory is kept, so memory does not grow with
@@ -110,7 +112,7 @@ pub enum CompareError {
     #[error("no rotation representation to compare; give at least one of: matrix, quaternion")]
     NoRotations,
     /// [`CompareOptions::scalars`] is empty.
-    #[error("no scalar type to compare; give at least one of: f64, f32")]
+    #[error("no scalar type to compare; give at least one of: f64, f32, f32-plain")]
     NoScalars,
     /// [`CompareOptions::every`] is 0.
     #[error("the recording interval must be at least 1 step")]

@@ -365,8 +365,8 @@ fn push_num(line: &mut String, x: f64, scalar: Scalar) {
     let _ = match (scalar, plain) {
         (Scalar::F64, true) => write!(line, "{x}"),
         (Scalar::F64, false) => write!(line, "{x:e}"),
-        (Scalar::F32, true) => write!(line, "{}", x as f32),
-        (Scalar::F32, false) => write!(line, "{:e}", x as f32),
+        (Scalar::F32 | Scalar::F32Plain, true) => write!(line, "{}", x as f32),
+        (Scalar::F32 | Scalar::F32Plain, false) => write!(line, "{:e}", x as f32),
     };
 }
 

@@ -6,7 +6,6 @@ use super::report;
 use super::{RunOptions, RunStatus, RunSummary, ENERGY_GAIN_WARNING, RESIDUAL_WARNING};
 use crate::pipeline::record::RunStats;
 use crate::scene::Scene;
-use crate::sim::Scalar;
 
 /// What the user changed that could explain a bad run: overrides (as given: `--set
 /// KEY=VALUE`, or `--seconds S`) and a non-default scalar.
@@ -17,7 +16,7 @@ fn changed(scene: &Scene, opts: &RunOptions) -> String {
         .iter()
         .map(|(k, v)| scene.describe_override(k, v))
         .collect();
-    if opts.scalar == Scalar::F32 {
+    if opts.scalar.is_f32() {
         parts.push(format!(
             "--scalar f32 with {} substep(s) of h = {:e} s",
             f.solver.substeps,
@@ -64,7 +63,7 @@ pub(super) fn warnings(
             "the residuals are not finite at some step (largest primal residual (51) {}, constraint residual (52) {}): a quantity overflowed the scalar's range ({}); the residual statistics are not meaningful",
             s.max_primal_residual.unwrap_or(f64::NAN),
             s.max_constraint_residual.unwrap_or(f64::NAN),
-            if opts.scalar == Scalar::F32 { "f32 overflows above 3.4e38: use --scalar f64" } else { "check masses, densities and forces for extreme values" }
+            if opts.scalar.is_f32() { "f32 overflows above 3.4e38: use --scalar f64" } else { "check masses, densities and forces for extreme values" }
         ));
     }
     let gain = stats.energy_max - stats.energy_initial;
@@ -77,7 +76,7 @@ pub(super) fn warnings(
             // "elastic energy" after 1 s (363 J available), and the f32 hint blamed
             // f32 resolution.
             "most of the rise is elastic energy (36) ½Cᵀα⁻¹C of compliant rows at that step: a very stiff row (small compliance) that the iterations leave unconverged reports ½C²/α of its leftover C, not energy it stores; make such rows hard (compliance 0) or use more solver.iterations"
-        } else if opts.scalar == Scalar::F32 {
+        } else if opts.scalar.is_f32() {
             "position increments this small are near f32 resolution: use --scalar f64, or fewer substeps / a larger dt"
         } else {
             "try a smaller solver.dt or more solver.substeps"

@@ -435,7 +435,7 @@ fn array(
 fn number(s: Scalar, x: f64) -> String {
     match s {
         Scalar::F64 => format!("{x:?}"),
-        Scalar::F32 => format!("{:?}", x as f32),
+        Scalar::F32 | Scalar::F32Plain => format!("{:?}", x as f32),
     }
 }
 

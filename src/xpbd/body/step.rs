@@ -6,6 +6,13 @@ use super::predict::BATCH;
 use super::velocity_rotation::rotation_change;
 use super::*;
 
+/// Plain arithmetic renormalises a body's orientation every this many substeps. Each
+/// composition R·Exp(δθ) (three or four per substep) moves R off the rotations by about
+/// ε (a random walk); 16 substeps leave it within ~10ε of a rotation, below the ε·|r|
+/// rounding of the rotated vectors it feeds, while the renormalisation of a matrix,
+/// R(3I − RᵀR)/2, costs two 3×3 products (about 150 instructions per body).
+const PLAIN_RENORMALIZE_EVERY: u32 = 16;
+
 impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// Velocity update after the position solve (Alg. 1 line 10):
     /// v = (p − pⁿ)/h, ω = (R ⊟ Rⁿ)/h; re-normalises R.
@@ -30,12 +37,33 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     ///
     /// This part returns the bracketed changes (`None` for a fixed body);
     /// `add_velocity_change` adds them and composes the orientation.
+    ///
+    /// In plain arithmetic ([`crate::xpbd::F32Arithmetic::Plain`]) it returns the new
+    /// velocities themselves, each formed in `T` with one rounding per operation:
+    ///
+    /// ```text
+    /// v = ṽ + Σδp/h,   ω = Log(Exp(hΩ)·C)/h   (ω = Ω for a body no correction moved)
+    /// ```
+    ///
+    /// which is v = (p − pⁿ)/h and ω = (R ⊟ Rⁿ)/h of Algorithm 1 with p − pⁿ and
+    /// Rⁿᵀ·R taken from the substep's increments (not from two rounded poses), without
+    /// the compensated sums and without the split of the rotation change into Γ⁻¹ and
+    /// its remainder that keeps round-off from being fed back.
     #[inline(always)]
     fn velocity_change(&self, h: T) -> Option<(Vector3<T>, Vector3<T>)> {
         if self.fixed {
             return None;
         }
         let inv_h = T::one() / h;
+        if self.is_plain() {
+            let v = self.predicted_velocity + self.displacement * inv_h;
+            if !self.corrected {
+                return Some((v, self.predicted_angular_velocity));
+            }
+            let increment = crate::lie::fma::quat_mul(&self.rotation_increment, &self.correction);
+            let w = <UnitQuaternion<T> as LieGroup<T>>::log(&increment) * inv_h;
+            return Some((v, w));
+        }
         let dv = self.velocity_step + self.displacement * inv_h;
         let mut dw = self.omega_step;
         if self.corrected {
@@ -53,8 +81,26 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
 
     /// Adds the velocity changes of `velocity_change` (compensated) and composes the
     /// orientation: the second part of the velocity update.
+    /// In plain arithmetic ([`crate::xpbd::F32Arithmetic::Plain`]) `dv` and `dw` are the
+    /// new velocities (`velocity_change`), stored as they are, and the orientation,
+    /// composed directly by every correction, is renormalised every
+    /// [`PLAIN_RENORMALIZE_EVERY`] substeps.
     #[inline(always)]
     fn add_velocity_change(&mut self, dv: &Vector3<T>, dw: &Vector3<T>) {
+        if self.is_plain() {
+            self.velocity = *dv;
+            self.angular_velocity = *dw;
+            self.plain_substeps = self.plain_substeps.wrapping_add(1);
+            let orientation = if self.plain_substeps.is_multiple_of(PLAIN_RENORMALIZE_EVERY) {
+                self.orientation.renormalize()
+            } else {
+                self.orientation
+            };
+            self.orientation = orientation;
+            self.written_orientation = orientation;
+            self.written_position = self.position;
+            return;
+        }
         (self.velocity, self.velocity_lo) = two_sum(&self.velocity, &self.velocity_lo, dv);
         (self.angular_velocity, self.omega_lo) =
             two_sum(&self.angular_velocity, &self.omega_lo, dw);
@@ -137,10 +183,16 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     }
 
     /// p ← p + dp in compensated arithmetic ([`two_sum`]): the stored position is the
-    /// exact sum of the increments rounded once, however many were added.
+    /// exact sum of the increments rounded once, however many were added; in plain
+    /// arithmetic, p + dp rounded.
     /// Returns the new position.
     #[inline]
     pub(super) fn add_position(&mut self, dp: &Vector3<T>) -> Vector3<T> {
+        if self.is_plain() {
+            let position = self.position + dp;
+            self.position = position;
+            return position;
+        }
         let (position, lo) = two_sum(&self.position, &self.position_lo, dp);
         self.position = position;
         self.position_lo = lo;
@@ -162,9 +214,20 @@ impl<T: Real, G: LieGroup<T>> Body<T, G> {
     /// an out-of-line copy, it was stored by the caller and reloaded with loads
     /// spanning two of its stores, which the store buffer cannot forward.
     ///
+    /// In plain arithmetic, R·q is composed onto `orientation` directly (whatever
+    /// `compose` says), rounded, and renormalised by the velocity update (every
+    /// [`PLAIN_RENORMALIZE_EVERY`] substeps).
+    ///
     /// Returns `orientation` (the value it holds after the call).
     #[inline(always)]
     pub(super) fn add_rotation(&mut self, q: &UnitQuaternion<T>, compose: bool) -> G {
+        if self.is_plain() {
+            let orientation = self
+                .orientation
+                .compose(&G::from_unit_quaternion_unchecked(q));
+            self.orientation = orientation;
+            return orientation;
+        }
         let since_base = crate::lie::fma::quat_mul(&self.since_base, q);
         let v = since_base.imag();
         let limit = crate::lie::real::c::<T>(FOLD_SIN_HALF);

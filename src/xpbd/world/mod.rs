@@ -17,7 +17,7 @@ mod systems;
 
 pub use breaking::{BreakEvent, BreakLimits};
 pub use direct::{DirectGroupId, DirectGroupStats};
-pub use options::{SolveMode, SolverOptions};
+pub use options::{F32Arithmetic, SolveMode, SolverOptions};
 pub(crate) use projection::block_corrections;
 pub use systems::{
     apply_body_correction, apply_last_body_correction, RowBlockEval, RowBlockInfo, System,
@@ -157,6 +157,8 @@ impl<T: Real, G: LieGroup<T>> World<T, G> {
                 what: format!("body {} state", self.bodies.len()),
             });
         }
+        let mut body = body;
+        body.set_plain(self.options.f32_arithmetic == options::F32Arithmetic::Plain);
         self.bodies.push(body);
         self.primal_scratch.push(SVector::zeros());
         self.last_slot.push(usize::MAX);

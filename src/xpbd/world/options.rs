@@ -33,6 +33,67 @@ impl SolveMode {
     }
 }
 
+/// How the solver does its arithmetic in `f32` ([`SolverOptions::f32_arithmetic`]).
+/// In `f64` the setting has no effect: an f64 world always runs the scheme described
+/// under [`F32Arithmetic::Compensated`] (its TwoSum low parts included), bit for bit
+/// whichever value is set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum F32Arithmetic {
+    /// Compensated state (the default). The bodies keep the low parts of their
+    /// positions and velocities, each increment added by TwoSum (Knuth, The Art of
+    /// Computer Programming vol. 2, 4.2.2; Dekker, "A floating-point technique for
+    /// extending the available precision", Numer. Math. 18, 1971), so that the stored
+    /// values are the exact sums of the increments rounded once; each orientation is
+    /// kept as a base rotation times the small rotation since the base, folded into the
+    /// base every 0.0625 rad; the joints evaluate their values C (position error,
+    /// rotation error, relative position) in `f64` from that exact state
+    /// ([`crate::lie::Real::WIDE_CONSTRAINT_VALUES`]), and the velocity update evaluates
+    /// its rotation formula in `f64` from exactly widened inputs. Without it the
+    /// roundings of the stored state have the same sign substep after substep and f32
+    /// gains energy (about 1 J/s in the triple pendulum at 1,000 substeps per step).
+    /// Cost: in the triple pendulum (block solve, Δt = 1 ms) 1.14 times the
+    /// instructions of an f64 step, about 1.3 times its time (the f64 joint values lie
+    /// on the solver's dependency chain); in the cantilever fewer than f64 (README,
+    /// "f32 arithmetic").
+    #[default]
+    Compensated,
+    /// Every operation in `f32`, as other engines and GPU solvers do it: positions,
+    /// velocities and orientations are stored as single values, each correction added
+    /// with one rounding (p ← p + δp, R ← R·Exp(δθ), R renormalised every 16 substeps);
+    /// the joints take their values from the `f32` poses; the velocity update forms
+    /// v = ṽ + Σδp/h and ω = Log(Exp(hΩ)·C)/h in `f32` (C the product of the substep's
+    /// correction rotations: Algorithm 1's (p − pⁿ)/h and (R ⊟ Rⁿ)/h from the substep's
+    /// increments rather than from two rounded poses, as the compensated scheme takes
+    /// them too). What is gone is the extra precision: no low parts, no base rotation,
+    /// no `f64` joint values, no split of the rotation change that keeps round-off from
+    /// being fed back. The exact power-of-two scaling of the squares compared in the
+    /// rotational prediction and the small solves is kept (it changes no value, only
+    /// avoids subnormal squares, each a microcode assist of ~100 cycles on x86). For
+    /// f32-versus-f64 studies: it costs fewer instructions per step than f64, and its
+    /// rounding errors are not compensated, so it drifts where the compensated scheme
+    /// does not (README, "f32 arithmetic").
+    Plain,
+}
+
+impl F32Arithmetic {
+    /// Both settings, the default first.
+    pub const ALL: [F32Arithmetic; 2] = [F32Arithmetic::Compensated, F32Arithmetic::Plain];
+
+    /// `"compensated"` or `"plain"` (the scene files' spelling).
+    pub fn name(self) -> &'static str {
+        match self {
+            F32Arithmetic::Compensated => "compensated",
+            F32Arithmetic::Plain => "plain",
+        }
+    }
+
+    /// The setting named `name` (`"compensated"` or `"plain"`), `None` for any other
+    /// string.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
+
 /// Time-stepping options.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SolverOptions<T: Real> {
@@ -62,11 +123,14 @@ pub struct SolverOptions<T: Real> {
     /// it would not contract ([`World::primal_correction_applies`](super::World::primal_correction_applies):
     /// normed joints, rods).
     pub primal_correction: bool,
+    /// Compensated (default) or plain arithmetic in `f32` ([`F32Arithmetic`]); no
+    /// effect in `f64`.
+    pub f32_arithmetic: F32Arithmetic,
 }
 
 impl<T: Real> Default for SolverOptions<T> {
     /// Δt = 1e-3 s, one substep, one iteration, block solve, g = 9.81 m/s² along −y, no
-    /// primal correction pass.
+    /// primal correction pass, compensated f32 arithmetic.
     fn default() -> Self {
         Self {
             dt: crate::lie::real::c(1e-3),
@@ -75,6 +139,7 @@ impl<T: Real> Default for SolverOptions<T> {
             solve_mode: SolveMode::Block,
             gravity: Vector3::new(T::zero(), crate::lie::real::c(-9.81), T::zero()),
             primal_correction: false,
+            f32_arithmetic: F32Arithmetic::Compensated,
         }
     }
 }
