@@ -4,7 +4,7 @@
 //!
 //! One module per study: [`rigid`] (Section 9.1, Figure 12, Table 1), [`cantilever`]
 //! (Section 9.2, Figure 13), [`shear_locking`] (Section 9.3, Figure 14), [`spring`]
-//! (Section 9.4, Figure 15), [`figure11`] (Figure 11), and [`f32`] (plain f32, compensated
+//! (Section 9.4, Figure 15), [`figure11`] (Figure 11), and [`f32`](mod@f32) (plain f32, compensated
 //! f32 and f64 side by side). This module holds what they
 //! share: how much of a study ran ([`Completeness`]), the error type
 //! ([`ReproduceError`]), the checks of duration options, reading a run's CSV columns
